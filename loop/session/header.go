@@ -1,0 +1,156 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Format versions. turnsim reads v0 and v1 and writes v1 (SPEC 11).
+const (
+	Version0       = 0
+	Version1       = 1
+	CurrentVersion = Version1
+)
+
+// Header is the first line of a log (SPEC 1.1).
+type Header struct {
+	Version         int
+	ID              string
+	CreatedAt       int64
+	Cwd             *string
+	ParentSession   *string
+	SeedLength      *int64
+	Origin          string
+	DelegationDepth int
+	AgentPreset     json.RawMessage
+	// Extra keeps header fields turnsim does not know, in their order.
+	Extra []Field
+}
+
+// Field is one key of a JSON object with its raw value.
+type Field struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// retiredHeaderFields are refused by DSH's reader (SPEC 1.1).
+var retiredHeaderFields = map[string]bool{"sandboxMode": true, "approvalPolicy": true}
+
+// parseHeader reads a header line. hasVersion reports whether the line
+// carried a version at all (DSH's acp-snapshot fixtures omit it).
+func parseHeader(line []byte) (h Header, err error) {
+	fields, err := objectFields(line)
+	if err != nil {
+		return h, err
+	}
+	var typ string
+	for _, f := range fields {
+		if f.Key == "type" {
+			if err := json.Unmarshal(f.Value, &typ); err != nil {
+				return h, fmt.Errorf("header type: %v", err)
+			}
+		}
+	}
+	if typ != "session" {
+		return h, fmt.Errorf("first line is not a session header (type %q, want \"session\")", typ)
+	}
+	// The version is checked before the rest of the shape, as DSH does.
+	for _, f := range fields {
+		if f.Key == "version" {
+			var v json.Number
+			if err := json.Unmarshal(f.Value, &v); err != nil {
+				return h, fmt.Errorf("header version: %v", err)
+			}
+			n, err := v.Int64()
+			if err != nil {
+				return h, fmt.Errorf("header version %s is not an integer", v)
+			}
+			switch {
+			case n > CurrentVersion:
+				return h, fmt.Errorf("uses log format v%d, but turnsim reads only v0 and v1: the log was written by a newer harness", n)
+			case n < Version0:
+				return h, fmt.Errorf("uses log format v%d, older than the supported v0", n)
+			}
+			h.Version = int(n)
+		}
+	}
+	for _, f := range fields {
+		var err error
+		switch f.Key {
+		case "type", "version":
+		case "id":
+			err = json.Unmarshal(f.Value, &h.ID)
+		case "createdAt":
+			err = json.Unmarshal(f.Value, &h.CreatedAt)
+		case "cwd":
+			err = json.Unmarshal(f.Value, &h.Cwd)
+		case "parentSession":
+			err = json.Unmarshal(f.Value, &h.ParentSession)
+		case "seedLength":
+			err = json.Unmarshal(f.Value, &h.SeedLength)
+		case "origin":
+			err = json.Unmarshal(f.Value, &h.Origin)
+		case "delegationDepth":
+			err = json.Unmarshal(f.Value, &h.DelegationDepth)
+		case "agentPreset":
+			h.AgentPreset = f.Value
+		default:
+			if retiredHeaderFields[f.Key] {
+				return h, fmt.Errorf("header field %q is retired and refused", f.Key)
+			}
+			h.Extra = append(h.Extra, f)
+		}
+		if err != nil {
+			return h, fmt.Errorf("header %s: %v", f.Key, err)
+		}
+	}
+	if h.ID == "" {
+		return h, fmt.Errorf("header id is missing or empty")
+	}
+	if h.CreatedAt < 0 {
+		return h, fmt.Errorf("header createdAt %d is negative", h.CreatedAt)
+	}
+	return h, nil
+}
+
+// WriteLine writes the header line for the given version, optional fields
+// omitted when absent and delegationDepth always written (SPEC 1.1).
+func (h *Header) WriteLine(buf *bytes.Buffer, version int) error {
+	fields := []Field{
+		{"type", json.RawMessage(`"session"`)},
+		{"version", mustMarshal(version)},
+		{"id", mustMarshal(h.ID)},
+		{"createdAt", mustMarshal(h.CreatedAt)},
+	}
+	if h.Cwd != nil {
+		fields = append(fields, Field{"cwd", mustMarshal(*h.Cwd)})
+	}
+	if h.ParentSession != nil {
+		fields = append(fields, Field{"parentSession", mustMarshal(*h.ParentSession)})
+	}
+	if h.SeedLength != nil {
+		fields = append(fields, Field{"seedLength", mustMarshal(*h.SeedLength)})
+	}
+	if h.Origin != "" {
+		fields = append(fields, Field{"origin", mustMarshal(h.Origin)})
+	}
+	fields = append(fields, Field{"delegationDepth", mustMarshal(h.DelegationDepth)})
+	if h.AgentPreset != nil {
+		fields = append(fields, Field{"agentPreset", h.AgentPreset})
+	}
+	fields = append(fields, h.Extra...)
+	if err := writeObject(buf, fields); err != nil {
+		return err
+	}
+	buf.WriteByte('\n')
+	return nil
+}
+
+func mustMarshal(v any) json.RawMessage {
+	b, err := marshal(v)
+	if err != nil {
+		panic(err) // only called with strings and integers
+	}
+	return b
+}

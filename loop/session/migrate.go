@@ -1,0 +1,262 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The v0→v1 edge (SPEC 11): a v0 event is rewritten in memory by these
+// bounded normalizations and no others. Every field an edit does not touch
+// keeps its position and bytes.
+
+// refusedV0Types are retired shapes that are refused, never dropped.
+var refusedV0Types = map[string]string{
+	"request/header-delta": "request/header-delta events are a retired shape that turnsim refuses",
+	"mode/set":             "mode/set events are a retired shape that turnsim refuses",
+}
+
+type chainKey struct {
+	turn, step          int
+	provider, policyKey string
+}
+
+type chainState struct {
+	id    string
+	retry int
+}
+
+// migrator carries the state of the edge across one log: legacy retry chains
+// share the id of their first event.
+type migrator struct {
+	sessionID string
+	chains    map[chainKey]chainState
+	// lastChain is the id of the latest chain per (turn, step), for
+	// legacy llm/retry-started events without an id.
+	lastChain map[[2]int]string
+}
+
+func newMigrator(sessionID string) *migrator {
+	return &migrator{sessionID: sessionID, chains: map[chainKey]chainState{}, lastChain: map[[2]int]string{}}
+}
+
+// migrate returns the v1 type and data of a v0 event at seq, and whether a
+// retired shape was rewritten.
+func (m *migrator) migrate(typ string, data json.RawMessage, seq int64) (string, json.RawMessage, bool, error) {
+	if why, ok := refusedV0Types[typ]; ok {
+		return "", nil, false, fmt.Errorf("%s", why)
+	}
+	renamed := true
+	switch {
+	case typ == "steering/message":
+		typ = TypeUserMessage
+	case strings.HasPrefix(typ, "compact/"):
+		typ = "compaction/" + strings.TrimPrefix(typ, "compact/")
+	default:
+		renamed = false
+	}
+	edit, ok := v0Edits[typ]
+	if !ok {
+		return typ, data, renamed, nil
+	}
+	fields, err := objectFields(data)
+	if err != nil {
+		return "", nil, false, fmt.Errorf("%s data: %v", typ, err)
+	}
+	fields, changed, err := edit(m, fields, seq)
+	if err != nil || !changed {
+		return typ, data, renamed, err
+	}
+	out, err := encodeObject(fields)
+	return typ, out, true, err
+}
+
+type v0Edit func(m *migrator, fields []Field, seq int64) ([]Field, bool, error)
+
+var v0Edits = map[string]v0Edit{
+	TypeTurnStart: func(_ *migrator, f []Field, _ int64) ([]Field, bool, error) {
+		if field(f, "trigger") == nil {
+			return f, false, nil
+		}
+		return without(f, "trigger"), true, nil
+	},
+	TypeRequestHeader: migrateRequestHeader,
+	TypeTurnEnd:       migrateTurnEnd,
+	TypeUserMessage: func(m *migrator, f []Field, seq int64) ([]Field, bool, error) {
+		changed := false
+		if field(f, "role") == nil {
+			f, changed = withField(f, "role", json.RawMessage(`"user"`)), true
+		}
+		if field(f, "id") == nil {
+			f, changed = withField(f, "id", mustMarshal(fmt.Sprintf("legacy-message:%s:%d", m.sessionID, seq))), true
+		}
+		return f, changed, nil
+	},
+	TypeAssistantMessage: migrateAssistantMessage,
+	TypeLLMRetry:         migrateRetry,
+	TypeLLMRetryStarted:  migrateRetryStarted,
+}
+
+func migrateRequestHeader(_ *migrator, f []Field, _ int64) ([]Field, bool, error) {
+	var reason string
+	_ = json.Unmarshal(field(f, "reason"), &reason)
+	if reason == "fallback" {
+		return nil, false, fmt.Errorf(`request/header with reason "fallback" is a retired shape that turnsim refuses`)
+	}
+	header := field(f, "header")
+	if header == nil {
+		return f, false, nil
+	}
+	hf, err := objectFields(header)
+	if err != nil {
+		return nil, false, fmt.Errorf("request/header data.header: %v", err)
+	}
+	if field(hf, "messagePrefix") == nil {
+		return f, false, nil
+	}
+	nh, err := encodeObject(without(hf, "messagePrefix"))
+	if err != nil {
+		return nil, false, err
+	}
+	return withField(f, "header", nh), true, nil
+}
+
+// migrateTurnEnd rewrites the retired turn/end reasons.
+func migrateTurnEnd(_ *migrator, f []Field, _ int64) ([]Field, bool, error) {
+	raw := field(f, "reason")
+	if raw == nil {
+		return f, false, nil
+	}
+	rf, err := objectFields(raw)
+	if err != nil {
+		return nil, false, fmt.Errorf("turn/end data.reason: %v", err)
+	}
+	var kind string
+	_ = json.Unmarshal(field(rf, "kind"), &kind)
+	var reason json.RawMessage
+	switch {
+	case kind == "disposed":
+		reason = json.RawMessage(`{"kind":"aborted","reason":{"kind":"disposed"}}`)
+	case kind == EndAborted && field(rf, "reason") == nil:
+		reason = json.RawMessage(`{"kind":"aborted","reason":{"kind":"legacy"}}`)
+	case kind == EndError && field(rf, "error") == nil:
+		failure, err := legacyFailure(rf)
+		if err != nil {
+			return nil, false, err
+		}
+		reason, err = marshal(TurnEndReason{Kind: EndError, Error: &failure})
+		if err != nil {
+			return nil, false, err
+		}
+	default:
+		return f, false, nil
+	}
+	return withField(f, "reason", reason), true, nil
+}
+
+// legacyFailure reads {kind:"error",step,message,code?} or
+// {kind:"error",step,failure}; a missing code becomes UNKNOWN.
+func legacyFailure(rf []Field) (LlmFailure, error) {
+	var failure LlmFailure
+	if raw := field(rf, "failure"); raw != nil {
+		if err := json.Unmarshal(raw, &failure); err != nil {
+			return failure, fmt.Errorf("turn/end data.reason.failure: %s", describeJSONError("", err))
+		}
+	} else {
+		if err := json.Unmarshal(field(rf, "message"), &failure.Message); err != nil {
+			return failure, fmt.Errorf("turn/end data.reason.message: a legacy error reason needs a message string")
+		}
+		if raw := field(rf, "code"); raw != nil {
+			if err := json.Unmarshal(raw, &failure.Code); err != nil {
+				return failure, fmt.Errorf("turn/end data.reason.code: expected a string")
+			}
+		}
+	}
+	if failure.Code == "" {
+		failure.Code = "UNKNOWN"
+	}
+	return failure, nil
+}
+
+// migrateAssistantMessage wraps the retired {content, provenance} shape into
+// message {role, content, source}.
+func migrateAssistantMessage(_ *migrator, f []Field, _ int64) ([]Field, bool, error) {
+	content := field(f, "content")
+	if field(f, "message") != nil || content == nil {
+		return f, false, nil
+	}
+	src := Source{Kind: "model"}
+	if p := field(f, "provenance"); p != nil {
+		if err := json.Unmarshal(p, &src); err != nil {
+			return nil, false, fmt.Errorf("assistant/message data.provenance: %s", describeJSONError("", err))
+		}
+		src.Kind = "model"
+	}
+	msg, err := marshal(struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+		Source  Source          `json:"source"`
+	}{"assistant", content, src})
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]Field, 0, len(f))
+	for _, x := range f {
+		switch x.Key {
+		case "content":
+			out = append(out, Field{"message", msg})
+		case "provenance":
+		default:
+			out = append(out, x)
+		}
+	}
+	return out, true, nil
+}
+
+// migrateRetry gives a legacy llm/retry the deterministic id of its chain:
+// legacy-retry:<sessionId>:<seq of the chain's first event>.
+func migrateRetry(m *migrator, f []Field, seq int64) ([]Field, bool, error) {
+	var r LLMRetry
+	if err := json.Unmarshal(mustObject(f), &r); err != nil {
+		return nil, false, fmt.Errorf("llm/retry %s", describeJSONError("data", err))
+	}
+	key := chainKey{r.Turn, r.Step, r.Provider, r.PolicyKey}
+	prev, ok := m.chains[key]
+	id := r.RetryID
+	if id == "" {
+		if ok && r.Retry > prev.retry {
+			id = prev.id
+		} else {
+			id = fmt.Sprintf("legacy-retry:%s:%d", m.sessionID, seq)
+		}
+	}
+	m.chains[key] = chainState{id: id, retry: r.Retry}
+	m.lastChain[[2]int{r.Turn, r.Step}] = id
+	if r.RetryID != "" {
+		return f, false, nil
+	}
+	return append([]Field{{"retryId", mustMarshal(id)}}, without(f, "retryId")...), true, nil
+}
+
+func migrateRetryStarted(m *migrator, f []Field, _ int64) ([]Field, bool, error) {
+	var r LLMRetryStarted
+	if err := json.Unmarshal(mustObject(f), &r); err != nil {
+		return nil, false, fmt.Errorf("llm/retry-started %s", describeJSONError("data", err))
+	}
+	if r.RetryID != "" {
+		return f, false, nil
+	}
+	id, ok := m.lastChain[[2]int{r.Turn, r.Step}]
+	if !ok {
+		return f, false, nil // nothing to pair with; the oracle reports it
+	}
+	return append([]Field{{"retryId", mustMarshal(id)}}, without(f, "retryId")...), true, nil
+}
+
+func mustObject(f []Field) json.RawMessage {
+	b, err := encodeObject(f)
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return b
+}

@@ -1,0 +1,78 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Packed chunk row types: a storage encoding of ≥3 consecutive
+// assistant/chunk deltas of one block (SPEC 1.3), never an event.
+const (
+	rowTextChunks      = "text-chunks"
+	rowReasoningChunks = "reasoning-chunks"
+	rowToolCallChunks  = "tool-call-chunks"
+)
+
+func isPackedRow(typ string) bool {
+	return typ == rowTextChunks || typ == rowReasoningChunks || typ == rowToolCallChunks
+}
+
+type packedData struct {
+	Turn  int      `json:"turn"`
+	Step  int      `json:"step"`
+	Index int      `json:"index"`
+	ID    string   `json:"id"`
+	Name  *string  `json:"name"`
+	Dt    []int64  `json:"dt"`
+	Texts []string `json:"texts"`
+	Args  []string `json:"args"`
+}
+
+// expandPacked expands a packed row into its assistant/chunk events, seqs
+// from seq0 and times from time0 plus the running sum of dt.
+func expandPacked(typ string, data json.RawMessage, seq0, time0 int64) ([]Event, error) {
+	var d packedData
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("%s row: %s", typ, describeJSONError("data", err))
+	}
+	var members []string
+	chunkType := ChunkTextDelta
+	switch typ {
+	case rowTextChunks:
+		members = d.Texts
+	case rowReasoningChunks:
+		members, chunkType = d.Texts, ChunkReasoningDelta
+	case rowToolCallChunks:
+		members, chunkType = d.Args, ChunkToolCallDelta
+		if d.ID == "" {
+			return nil, fmt.Errorf("%s row: data.id is missing", typ)
+		}
+	}
+	if d.Turn < 1 || d.Step < 1 {
+		return nil, fmt.Errorf("%s row: data.turn and data.step must be integers ≥ 1", typ)
+	}
+	if len(members) == 0 {
+		return nil, fmt.Errorf("%s row has no members", typ)
+	}
+	if len(d.Dt) != len(members)-1 {
+		return nil, fmt.Errorf("%s row: dt has %d entries for %d members, want %d", typ, len(d.Dt), len(members), len(members)-1)
+	}
+	events := make([]Event, len(members))
+	t := time0
+	for k, m := range members {
+		if k > 0 {
+			t += d.Dt[k-1]
+		}
+		c := StreamChunk{Type: chunkType, Index: d.Index}
+		if chunkType == ChunkToolCallDelta {
+			c.ID, c.Name, c.ArgumentsDelta = d.ID, d.Name, m
+		} else {
+			c.Text = m
+		}
+		events[k] = Event{Seq: seq0 + int64(k), Time: t, Data: &AssistantChunk{Turn: d.Turn, Step: d.Step, Chunk: c}}
+	}
+	return events, nil
+}

@@ -1,0 +1,527 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// ReadOptions configures a Reader.
+type ReadOptions struct {
+	// Name is the file name used in errors.
+	Name string
+	// Repair closes a turn left open at the end of the log with SPEC 1.7's
+	// synthetic closers, as DSH's loader does.
+	Repair bool
+}
+
+// layout is how seq and time are carried.
+type layout int
+
+const (
+	layoutUnknown  layout = iota
+	layoutImplied         // DSH's fixture layout: seq by position, time 0
+	layoutExplicit        // every line carries seq and time
+)
+
+// Reader streams the events of one log. It holds one line at a time, plus
+// the members of one packed row.
+type Reader struct {
+	src     *bufio.Reader
+	closers []io.Closer
+	opts    ReadOptions
+
+	header        Header
+	streamJSON    bool // DSH's headless stream-json output
+	layout        layout
+	line          int // number of the last line read
+	nextSeq       int64
+	pending       []Event
+	migrator      *migrator
+	repair        repairTracker
+	eof           bool
+	tornTailLine  int
+	firstLine     []byte // the first stream-json event, read with the header
+	skippedRecord int
+}
+
+// zstdMagic starts every Zstandard frame.
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// Open opens a log file, plain or zstd-compressed (detected by content, not
+// by name), and reads its header.
+func Open(path string, opts ReadOptions) (*Reader, error) {
+	if opts.Name == "" {
+		opts.Name = path
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{File: opts.Name, Msg: err.Error()}
+	}
+	r, err := newReader(f, opts, f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// NewReader reads a log from r, plain or zstd-compressed, and reads its
+// header.
+func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
+	return newReader(r, opts, nil)
+}
+
+func newReader(r io.Reader, opts ReadOptions, closer io.Closer) (*Reader, error) {
+	rd := &Reader{opts: opts}
+	if closer != nil {
+		rd.closers = append(rd.closers, closer)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(4); bytes.Equal(magic, zstdMagic) {
+		// Concatenated frames decode as one stream.
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, rd.fail(0, "zstd: %v", err)
+		}
+		rd.closers = append(rd.closers, closerFunc(func() error { zr.Close(); return nil }))
+		br = bufio.NewReaderSize(zr, 64<<10)
+	}
+	rd.src = br
+	if err := rd.readHeader(); err != nil {
+		rd.Close()
+		return nil, err
+	}
+	return rd, nil
+}
+
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
+
+// Close releases the file and the decompressor.
+func (r *Reader) Close() error {
+	var first error
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		if err := r.closers[i].Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	r.closers = nil
+	return first
+}
+
+// Header is the log's header as read; Version is the version of the file
+// (events are always returned in their v1 form).
+func (r *Reader) Header() Header { return r.header }
+
+// TornTailLine is the number of a final line without newline that was
+// ignored (SPEC 1.1), or 0.
+func (r *Reader) TornTailLine() int { return r.tornTailLine }
+
+func (r *Reader) fail(line int, format string, args ...any) error {
+	return &InputError{File: r.opts.Name, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// readLine returns the next committed non-blank line, or io.EOF. A final
+// line without newline is a torn tail and is ignored.
+func (r *Reader) readLine() ([]byte, error) {
+	for {
+		line, err := r.src.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long := append([]byte(nil), line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.src.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err == io.EOF {
+			if len(bytes.TrimSpace(line)) > 0 {
+				r.tornTailLine = r.line + 1
+			}
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, r.fail(r.line+1, "read: %v", err)
+		}
+		r.line++
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			return t, nil
+		}
+	}
+}
+
+func (r *Reader) readHeader() error {
+	line, err := r.readLine()
+	if err == io.EOF {
+		if r.tornTailLine > 0 {
+			return r.fail(r.tornTailLine, "the header line has no newline (a torn write)")
+		}
+		return r.fail(0, "empty log: no header line")
+	}
+	if err != nil {
+		return err
+	}
+	var probe struct {
+		Type      string `json:"type"`
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return r.fail(r.line, "header: %s", describeJSONError("", err))
+	}
+	if probe.Type == "session_event" {
+		// stream-json has no header line: the session id comes from the
+		// wrapper, and its events are of DSH's current v0 format.
+		r.streamJSON = true
+		r.header = Header{Version: Version0, ID: probe.SessionID}
+		if r.header.ID == "" {
+			return r.fail(r.line, "stream-json session_event without sessionId")
+		}
+		r.firstLine = append([]byte(nil), line...)
+		r.layout = layoutExplicit
+	} else {
+		h, err := parseHeader(line)
+		if err != nil {
+			return r.fail(r.line, "%v", err)
+		}
+		r.header = h
+	}
+	if r.header.Version == Version0 {
+		r.migrator = newMigrator(r.header.ID)
+	}
+	return nil
+}
+
+// Next returns the next event, or io.EOF after the last one.
+func (r *Reader) Next() (Event, error) {
+	for len(r.pending) == 0 {
+		if r.eof {
+			return Event{}, io.EOF
+		}
+		if err := r.fill(); err != nil {
+			return Event{}, err
+		}
+	}
+	e := r.pending[0]
+	r.pending = r.pending[1:]
+	if r.opts.Repair {
+		r.repair.observe(&e)
+	}
+	return e, nil
+}
+
+// fill reads one line into pending, or the repair closers at the end.
+func (r *Reader) fill() error {
+	var line []byte
+	if r.firstLine != nil {
+		line, r.firstLine = r.firstLine, nil
+	} else {
+		var err error
+		line, err = r.readLine()
+		if err == io.EOF {
+			r.eof = true
+			if r.opts.Repair {
+				r.pending = append(r.pending, r.repair.closers(r.nextSeq)...)
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	events, err := r.decodeLine(line)
+	if err != nil {
+		return r.fail(r.line, "%v", err)
+	}
+	r.pending = append(r.pending, events...)
+	return nil
+}
+
+// envelope is every key a persisted line may carry. Events use type, seq,
+// time, data, surfaceOp, sourceEventSeqs and ignorable; packed rows use
+// type, seq0, time0 and data.
+type envelope struct {
+	Type            *string         `json:"type"`
+	Seq             *int64          `json:"seq"`
+	Time            *int64          `json:"time"`
+	Data            json.RawMessage `json:"data"`
+	SurfaceOp       *SurfaceOp      `json:"surfaceOp"`
+	SourceEventSeqs []int64         `json:"sourceEventSeqs"`
+	Ignorable       *bool           `json:"ignorable"`
+	Seq0            *int64          `json:"seq0"`
+	Time0           *int64          `json:"time0"`
+}
+
+type streamJSONLine struct {
+	Type  string          `json:"type"`
+	Event json.RawMessage `json:"event"`
+}
+
+// decodeLine turns one line into its events (several for a packed row).
+func (r *Reader) decodeLine(line []byte) ([]Event, error) {
+	if r.streamJSON {
+		var w streamJSONLine
+		if err := json.Unmarshal(line, &w); err != nil {
+			return nil, fmt.Errorf("%s", describeJSONError("", err))
+		}
+		if w.Type != "session_event" {
+			r.skippedRecord++ // result, diagnostics: not session events
+			return nil, nil
+		}
+		if w.Event == nil {
+			return nil, fmt.Errorf("session_event without event")
+		}
+		line = w.Event
+	}
+	var env envelope
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&env); err != nil {
+		return nil, fmt.Errorf("%s", describeJSONError("", err))
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("more than one JSON value on the line")
+	}
+	if env.Type == nil || *env.Type == "" {
+		return nil, fmt.Errorf("missing type")
+	}
+	typ := *env.Type
+	if env.Data == nil || bytes.Equal(env.Data, []byte("null")) {
+		return nil, fmt.Errorf("%s: missing data", typ)
+	}
+	if isPackedRow(typ) {
+		return r.decodePacked(typ, &env)
+	}
+	if env.Seq0 != nil || env.Time0 != nil {
+		return nil, fmt.Errorf("%s: seq0/time0 belong to packed chunk rows only", typ)
+	}
+	seq, t, err := r.position(typ, env.Seq, env.Time)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.decodeEvent(typ, env.Data, seq)
+	if err != nil {
+		return nil, err
+	}
+	e.Time = t
+	e.SurfaceOp = env.SurfaceOp
+	e.SourceEventSeqs = env.SourceEventSeqs
+	e.Ignorable = env.Ignorable != nil && *env.Ignorable
+	r.nextSeq++
+	return []Event{e}, nil
+}
+
+// position checks seq and time against the layout, which the first event
+// decides.
+func (r *Reader) position(typ string, seq, t *int64) (int64, int64, error) {
+	explicit := seq != nil
+	switch r.layout {
+	case layoutUnknown:
+		r.layout = layoutImplied
+		if explicit {
+			r.layout = layoutExplicit
+		}
+	case layoutImplied:
+		if explicit || t != nil {
+			return 0, 0, fmt.Errorf("%s carries seq/time, but earlier lines use the implied layout", typ)
+		}
+	case layoutExplicit:
+		if !explicit {
+			return 0, 0, fmt.Errorf("%s: missing seq (earlier lines carry explicit seq and time)", typ)
+		}
+	}
+	if r.layout == layoutImplied {
+		if t != nil {
+			return 0, 0, fmt.Errorf("%s: time without seq", typ)
+		}
+		return r.nextSeq, 0, nil
+	}
+	if t == nil {
+		return 0, 0, fmt.Errorf("%s: missing time", typ)
+	}
+	if *seq != r.nextSeq {
+		return 0, 0, seqError(typ, *seq, r.nextSeq)
+	}
+	return *seq, *t, nil
+}
+
+func seqError(typ string, got, want int64) error {
+	if got > want {
+		return fmt.Errorf("%s: seq gap: seq %d, expected %d", typ, got, want)
+	}
+	return fmt.Errorf("%s: seq %d goes back or repeats, expected %d", typ, got, want)
+}
+
+func (r *Reader) decodePacked(typ string, env *envelope) ([]Event, error) {
+	if env.Seq != nil || env.Time != nil || env.SurfaceOp != nil || env.SourceEventSeqs != nil || env.Ignorable != nil {
+		return nil, fmt.Errorf("%s row: only type, seq0, time0 and data are allowed", typ)
+	}
+	var t0 int64
+	switch r.layout {
+	case layoutUnknown:
+		r.layout = layoutImplied
+		if env.Seq0 != nil {
+			r.layout = layoutExplicit
+		}
+	case layoutImplied:
+		if env.Seq0 != nil || env.Time0 != nil {
+			return nil, fmt.Errorf("%s row carries seq0/time0, but earlier lines use the implied layout", typ)
+		}
+	}
+	if r.layout == layoutExplicit {
+		if env.Seq0 == nil || env.Time0 == nil {
+			return nil, fmt.Errorf("%s row: missing seq0 or time0", typ)
+		}
+		if *env.Seq0 != r.nextSeq {
+			return nil, seqError(typ, *env.Seq0, r.nextSeq)
+		}
+		t0 = *env.Time0
+	}
+	events, err := expandPacked(typ, env.Data, r.nextSeq, t0)
+	if err != nil {
+		return nil, err
+	}
+	r.nextSeq += int64(len(events))
+	return events, nil
+}
+
+// decodeEvent applies the v0→v1 edge and decodes the payload.
+func (r *Reader) decodeEvent(typ string, data json.RawMessage, seq int64) (Event, error) {
+	data = append(json.RawMessage(nil), data...) // the line buffer is reused
+	legacy := false
+	if r.migrator != nil {
+		var err error
+		if typ, data, legacy, err = r.migrator.migrate(typ, data, seq); err != nil {
+			return Event{}, err
+		}
+	}
+	p, err := decodePayload(typ, data)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{Seq: seq, Data: p, raw: data, Legacy: legacy}, nil
+}
+
+// decodePayload decodes the data of a typed event and checks the fields that
+// give it its place in the log; any other type is opaque.
+func decodePayload(typ string, data json.RawMessage) (Payload, error) {
+	p := newPayload(typ)
+	if p == nil {
+		return &Opaque{Type: typ, Data: data}, nil
+	}
+	if err := json.Unmarshal(data, p); err != nil {
+		return nil, fmt.Errorf("%s %s", typ, describeJSONError("data", err))
+	}
+	if err := validatePayload(p); err != nil {
+		return nil, fmt.Errorf("%s %v", typ, err)
+	}
+	return p, nil
+}
+
+// validatePayload checks the identity fields a typed event cannot do
+// without. Relational rules (numbering, nesting, budgets) are the oracle's.
+func validatePayload(p Payload) error {
+	turnStep := func(turn, step int) error {
+		if turn < 1 {
+			return fmt.Errorf("data.turn is missing or not ≥ 1")
+		}
+		if step < 1 {
+			return fmt.Errorf("data.step is missing or not ≥ 1")
+		}
+		return nil
+	}
+	switch p := p.(type) {
+	case *TurnStart:
+		if p.Turn < 1 {
+			return fmt.Errorf("data.turn is missing or not ≥ 1")
+		}
+	case *TurnEnd:
+		if p.Turn < 1 {
+			return fmt.Errorf("data.turn is missing or not ≥ 1")
+		}
+		return validateReason(&p.Reason)
+	case *StepStart:
+		return turnStep(p.Turn, p.Step)
+	case *StepEnd:
+		return turnStep(p.Turn, p.Step)
+	case *AssistantMessage:
+		return turnStep(p.Turn, p.Step)
+	case *AssistantChunk:
+		if err := turnStep(p.Turn, p.Step); err != nil {
+			return err
+		}
+		c := &p.Chunk
+		if c.Type == "" {
+			return fmt.Errorf("data.chunk.type is missing")
+		}
+		if c.Type == ChunkFinish {
+			if c.Reason == nil || c.Reason.Kind == "" {
+				return fmt.Errorf("data.chunk.reason.kind is missing on a finish chunk")
+			}
+			if (c.Reason.Kind == FinishError || c.Reason.Kind == FinishAborted) && c.Reason.Failure == nil {
+				return fmt.Errorf("data.chunk.reason.failure is missing on a %s finish", c.Reason.Kind)
+			}
+		}
+	}
+	return nil
+}
+
+func validateReason(r *TurnEndReason) error {
+	switch r.Kind {
+	case "":
+		return fmt.Errorf("data.reason.kind is missing")
+	case EndAborted:
+		if r.Cause == nil || r.Cause.Kind == "" {
+			return fmt.Errorf("data.reason.reason.kind is missing on an aborted turn end")
+		}
+	case EndError:
+		if r.Error == nil {
+			return fmt.Errorf("data.reason.error is missing on an error turn end")
+		}
+	}
+	return nil
+}
+
+// ReadAll reads every event of a log.
+func ReadAll(r io.Reader, opts ReadOptions) (Header, []Event, error) {
+	rd, err := NewReader(r, opts)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	defer rd.Close()
+	events, err := rd.All()
+	return rd.Header(), events, err
+}
+
+// ReadFile reads every event of the log at path.
+func ReadFile(path string, opts ReadOptions) (Header, []Event, error) {
+	rd, err := Open(path, opts)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	defer rd.Close()
+	events, err := rd.All()
+	return rd.Header(), events, err
+}
+
+// All reads the remaining events.
+func (r *Reader) All() ([]Event, error) {
+	var events []Event
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return events, nil
+		}
+		if err != nil {
+			return events, err
+		}
+		events = append(events, e)
+	}
+}

@@ -1,0 +1,58 @@
+package oracle
+
+import "github.com/turnsim/turnsim/loop/session"
+
+// An attempt is one model request of a step: its chunks up to and including
+// a finish chunk. Replay tooling splits a step's chunks the same way.
+type attempt struct {
+	turn, step int
+	index      int     // 0-based within its step
+	chunks     []int64 // seqs of its chunks, in order
+	finish     *session.StreamChunk
+	finishSeq  int64
+}
+
+// failed reports whether the attempt ended with an error or aborted finish.
+func (a *attempt) failed() bool { return a.finish != nil && a.finish.Failed() }
+
+// segmentation maps every chunk inside a turn to its attempt. Chunks outside
+// any turn are a model-replay script, not attempts: DSH's LLM-replay fixtures
+// list scripted responses that way, after or instead of recorded turns.
+type segmentation struct {
+	attempts []*attempt
+	ofChunk  map[int64]*attempt
+}
+
+func segment(events []session.Event) *segmentation {
+	s := &segmentation{ofChunk: map[int64]*attempt{}}
+	current := map[[2]int]*attempt{} // (turn, step) → its open or last attempt
+	count := map[[2]int]int{}
+	inTurn := false
+	for i := range events {
+		switch events[i].Data.(type) {
+		case *session.TurnStart:
+			inTurn = true
+		case *session.TurnEnd:
+			inTurn = false
+		}
+		c, ok := events[i].Data.(*session.AssistantChunk)
+		if !ok || !inTurn {
+			continue
+		}
+		key := [2]int{c.Turn, c.Step}
+		a := current[key]
+		if a == nil || a.finish != nil {
+			a = &attempt{turn: c.Turn, step: c.Step, index: count[key], finishSeq: -1}
+			count[key]++
+			current[key] = a
+			s.attempts = append(s.attempts, a)
+		}
+		a.chunks = append(a.chunks, events[i].Seq)
+		s.ofChunk[events[i].Seq] = a
+		if c.Chunk.Type == session.ChunkFinish {
+			a.finish = &c.Chunk
+			a.finishSeq = events[i].Seq
+		}
+	}
+	return s
+}

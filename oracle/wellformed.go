@@ -1,0 +1,322 @@
+package oracle
+
+import (
+	"math"
+
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// maxDelayMs is the largest delay a timer takes (SPEC 3.8).
+const maxDelayMs = 2_147_483_647
+
+type scheduledRetry struct {
+	turn, step int
+	started    bool
+}
+
+type retryRef struct {
+	id    string
+	retry int
+}
+
+// openCompaction is a compaction bracket between its start and end.
+type openCompaction struct {
+	id         string
+	startSeq   int64
+	turn       *int
+	hasSummary bool
+}
+
+// wellFormed follows the nesting of a log (SPEC 1.6, 3.8 and the compaction
+// companion).
+type wellFormed struct {
+	reporter
+	strict             bool
+	openTurn, openStep int // 0 when none is open
+	lastTurn           int // the last turn started
+	nextStep           int
+	headerProvider     string
+	retries            map[retryRef]*scheduledRetry
+	calls              map[string]bool // tool calls logged in the open step
+	compaction         *openCompaction
+	pendingCheckpoint  *openCompaction // a summary waits for its checkpoint message
+	pendingPrune       int64           // seq of a prune waiting for its tool/result, or -1
+}
+
+func checkWellFormed(events []session.Event, strict bool) []Violation {
+	w := &wellFormed{reporter: reporter{id: LogWellFormed}, strict: strict, retries: map[retryRef]*scheduledRetry{}, pendingPrune: -1}
+	for i := range events {
+		e := &events[i]
+		if e.Seq != int64(i) {
+			w.add(w.openTurn, w.openStep, []int64{e.Seq}, "seq %d stands at index %d: seq must equal the event's index", e.Seq, i)
+		}
+		w.followUps(e)
+		w.observe(e)
+	}
+	end := int64(len(events))
+	if w.compaction != nil {
+		w.add(w.openTurn, w.openStep, []int64{w.compaction.startSeq}, "compaction %s is never closed by a compaction/end", w.compaction.id)
+	}
+	if w.openTurn != 0 {
+		w.add(w.openTurn, w.openStep, []int64{end - 1}, "turn %d never ends: the log stops inside it", w.openTurn)
+	}
+	return w.out
+}
+
+// followUps checks the events that must come immediately after another: the
+// checkpoint after a compaction summary, the replacing tool/result after a
+// prune.
+func (w *wellFormed) followUps(e *session.Event) {
+	if c := w.pendingCheckpoint; c != nil {
+		w.pendingCheckpoint = nil
+		m, ok := e.Data.(*session.UserMessage)
+		switch {
+		case !ok:
+			w.add(w.openTurn, w.openStep, []int64{e.Seq - 1, e.Seq}, "compaction/summary of %s is followed by %s, not by its checkpoint user/message", c.id, e.Type())
+		case m.Source.CompactionID != c.id:
+			w.add(w.openTurn, w.openStep, []int64{e.Seq}, "checkpoint message names compaction %q, want %q", m.Source.CompactionID, c.id)
+		case e.SurfaceOp == nil || e.SurfaceOp.Op != session.SurfaceReplace:
+			w.add(w.openTurn, w.openStep, []int64{e.Seq}, "checkpoint message of compaction %s does not replace a surface range", c.id)
+		}
+	}
+	if w.pendingPrune >= 0 {
+		prune := w.pendingPrune
+		w.pendingPrune = -1
+		if _, ok := e.Data.(*session.ToolResult); !ok || e.SurfaceOp == nil || e.SurfaceOp.Op != session.SurfaceReplace {
+			w.add(w.openTurn, w.openStep, []int64{prune, e.Seq}, "compaction/prune is followed by %s, not by a replacing tool/result", e.Type())
+		}
+	}
+}
+
+func (w *wellFormed) inOpenStep(e *session.Event, turn, step int) {
+	if w.openTurn == 0 || w.openStep == 0 {
+		w.add(turn, step, []int64{e.Seq}, "%s outside an open step", e.Type())
+		return
+	}
+	if turn != w.openTurn || step != w.openStep {
+		w.add(turn, step, []int64{e.Seq}, "%s names turn %d step %d, but the open step is turn %d step %d", e.Type(), turn, step, w.openTurn, w.openStep)
+	}
+}
+
+func (w *wellFormed) observe(e *session.Event) {
+	seq := []int64{e.Seq}
+	switch p := e.Data.(type) {
+	case *session.TurnStart:
+		if w.openTurn != 0 {
+			w.add(p.Turn, 0, seq, "turn/start %d while turn %d is still open", p.Turn, w.openTurn)
+		}
+		if p.Turn != w.lastTurn+1 {
+			w.add(p.Turn, 0, seq, "turn/start %d: turns are numbered 1, 2, … across the session, want %d", p.Turn, w.lastTurn+1)
+		}
+		w.crossCompaction(e)
+		w.openTurn, w.openStep, w.lastTurn, w.nextStep = p.Turn, 0, p.Turn, 1
+	case *session.TurnEnd:
+		switch {
+		case w.openTurn == 0:
+			w.add(p.Turn, 0, seq, "turn/end %d without an open turn (a turn ends exactly once)", p.Turn)
+		case p.Turn != w.openTurn:
+			w.add(p.Turn, 0, seq, "turn/end names turn %d, but turn %d is open", p.Turn, w.openTurn)
+		}
+		if w.openStep != 0 {
+			w.add(p.Turn, w.openStep, seq, "turn/end while step %d is still open", w.openStep)
+		}
+		w.crossCompaction(e)
+		w.openTurn, w.openStep = 0, 0
+	case *session.StepStart:
+		switch {
+		case w.openTurn == 0:
+			w.add(p.Turn, p.Step, seq, "step/start outside any turn")
+		case p.Turn != w.openTurn:
+			w.add(p.Turn, p.Step, seq, "step/start names turn %d, but turn %d is open", p.Turn, w.openTurn)
+		}
+		if w.openStep != 0 {
+			w.add(p.Turn, p.Step, seq, "step/start %d while step %d is still open", p.Step, w.openStep)
+		}
+		if w.openTurn != 0 && p.Step != w.nextStep {
+			w.add(p.Turn, p.Step, seq, "step/start %d: steps of a turn are numbered 1, 2, …, want %d", p.Step, w.nextStep)
+		}
+		w.openStep, w.nextStep = p.Step, p.Step+1
+		w.calls = map[string]bool{}
+	case *session.StepEnd:
+		w.inOpenStep(e, p.Turn, p.Step)
+		w.openStep = 0
+	case *session.AssistantChunk:
+		if w.openTurn == 0 && !w.strict {
+			return // a model-replay script (see Options.Strict)
+		}
+		w.inOpenStep(e, p.Turn, p.Step)
+	case *session.AssistantMessage:
+		w.inOpenStep(e, p.Turn, p.Step)
+	case *session.ToolCall:
+		w.inOpenStep(e, p.Turn, p.Step)
+		if w.calls != nil {
+			w.calls[p.CallID] = true
+		}
+	case *session.ToolResult:
+		if e.SurfaceOp != nil && e.SurfaceOp.Op == session.SurfaceReplace {
+			return // a pruned result replaces an old one, wherever it stands
+		}
+		w.inOpenStep(e, p.Turn, p.Step)
+		if !w.calls[p.CallID()] && (p.Error == nil || p.Error.Code != session.CodeToolNotStarted) {
+			w.add(p.Turn, p.Step, seq, "tool/result for call %q without a tool/call in its step", p.CallID())
+		}
+	case *session.RequestHeader:
+		if w.openTurn == 0 {
+			w.add(0, 0, seq, "request/header outside any turn")
+		}
+		w.headerProvider = p.Header.Config.Provider
+	case *session.RequestContext:
+		if w.openTurn == 0 {
+			w.add(0, 0, seq, "request/context outside any turn")
+		}
+	case *session.LLMRetry:
+		w.checkRetryFields(e, p)
+	case *session.LLMRetryStarted:
+		ref := retryRef{p.RetryID, p.Retry}
+		r := w.retries[ref]
+		switch {
+		case p.RetryID == "":
+			w.add(p.Turn, p.Step, seq, "llm/retry-started without a retryId")
+		case r == nil:
+			w.add(p.Turn, p.Step, seq, "llm/retry-started %s retry %d has no llm/retry scheduling it", p.RetryID, p.Retry)
+		case r.started:
+			w.add(p.Turn, p.Step, seq, "llm/retry-started %s retry %d repeats", p.RetryID, p.Retry)
+		case r.turn != p.Turn || r.step != p.Step:
+			w.add(p.Turn, p.Step, seq, "llm/retry-started names turn %d step %d, but its llm/retry was in turn %d step %d", p.Turn, p.Step, r.turn, r.step)
+		}
+		if r != nil {
+			r.started = true
+		}
+	case *session.CompactionStart:
+		if w.compaction != nil {
+			w.add(w.openTurn, w.openStep, []int64{w.compaction.startSeq, e.Seq}, "compaction %s starts while %s is open: only one compaction at a time", p.CompactionID, w.compaction.id)
+		}
+		w.compactionOwner(e, p.Turn)
+		w.compaction = &openCompaction{id: p.CompactionID, startSeq: e.Seq, turn: p.Turn}
+	case *session.CompactionSummary:
+		c := w.bracket(e, p.CompactionID)
+		if c == nil {
+			return
+		}
+		if c.hasSummary {
+			w.add(w.openTurn, w.openStep, seq, "compaction %s has a second summary", c.id)
+		}
+		c.hasSummary = true
+		w.checkShadowed(e, p.ShadowedSeqs, p.ShadowedRange, p.ShadowedTokenCount)
+		w.pendingCheckpoint = c
+	case *session.CompactionEnd:
+		c := w.bracket(e, p.CompactionID)
+		if c == nil {
+			return
+		}
+		w.compactionOwner(e, p.Turn)
+		if p.Error == "" && !c.hasSummary {
+			w.add(w.openTurn, w.openStep, []int64{c.startSeq, e.Seq}, "compaction %s ends successfully without a summary", c.id)
+		}
+		w.compaction = nil
+	case *session.CompactionPrune:
+		w.checkShadowed(e, p.ShadowedSeqs, p.ShadowedRange, p.ShadowedTokenCount)
+		w.pendingPrune = e.Seq
+	case *session.Opaque:
+		if p.Type == "todo/write" && w.openTurn == 0 {
+			w.add(0, 0, seq, "todo/write outside any turn")
+		}
+	}
+}
+
+// checkRetryFields checks an llm/retry's placement and fields (SPEC 3.8);
+// numbering and chain identity are retry-budget's.
+func (w *wellFormed) checkRetryFields(e *session.Event, p *session.LLMRetry) {
+	seq := []int64{e.Seq}
+	w.inOpenStep(e, p.Turn, p.Step)
+	if p.RetryID == "" {
+		w.add(p.Turn, p.Step, seq, "llm/retry without a retryId")
+	}
+	if p.Retry < 1 {
+		w.add(p.Turn, p.Step, seq, "llm/retry number %d is not ≥ 1", p.Retry)
+	}
+	if p.Provider == "" || p.PolicyKey == "" {
+		w.add(p.Turn, p.Step, seq, "llm/retry needs a provider and a policyKey")
+	} else if p.Provider != w.headerProvider {
+		w.add(p.Turn, p.Step, seq, "llm/retry names provider %q, but the latest request/header routes to %q", p.Provider, w.headerProvider)
+	}
+	switch p.Mode {
+	case "normal":
+		if p.MaxRetries == nil || *p.MaxRetries < 1 {
+			w.add(p.Turn, p.Step, seq, "normal-mode llm/retry needs maxRetries ≥ 1")
+		}
+	case "always":
+		if p.MaxRetries != nil {
+			w.add(p.Turn, p.Step, seq, "always-mode llm/retry must not carry maxRetries")
+		}
+	default:
+		w.add(p.Turn, p.Step, seq, "llm/retry mode %q is neither normal nor always", p.Mode)
+	}
+	if math.IsNaN(p.DelayMs) || p.DelayMs < 0 || p.DelayMs > maxDelayMs {
+		w.add(p.Turn, p.Step, seq, "llm/retry delayMs %v is outside 0..%d", p.DelayMs, maxDelayMs)
+	}
+	if msg := failureProblem(&p.Failure); msg != "" {
+		w.add(p.Turn, p.Step, seq, "llm/retry failure: %s", msg)
+	}
+	ref := retryRef{p.RetryID, p.Retry}
+	if _, dup := w.retries[ref]; !dup {
+		w.retries[ref] = &scheduledRetry{turn: p.Turn, step: p.Step}
+	}
+}
+
+// failureProblem describes what makes an LlmFailure invalid (SPEC 5.1).
+func failureProblem(f *session.LlmFailure) string {
+	switch {
+	case f.Message == "" || f.Code == "":
+		return "message and code must be non-empty"
+	case f.Status != nil && (*f.Status < 100 || *f.Status > 599):
+		return "status must be an integer in 100..599"
+	case f.ProviderRetryAfterMs != nil && !(*f.ProviderRetryAfterMs > 0 && !math.IsInf(*f.ProviderRetryAfterMs, 0)):
+		return "providerRetryAfterMs must be finite and > 0"
+	}
+	return ""
+}
+
+// crossCompaction reports a bracket that a turn boundary would cross.
+func (w *wellFormed) crossCompaction(e *session.Event) {
+	if w.compaction != nil {
+		w.add(w.openTurn, w.openStep, []int64{w.compaction.startSeq, e.Seq}, "compaction %s is still open at %s: brackets cannot cross turn boundaries", w.compaction.id, e.Type())
+		w.compaction = nil
+	}
+}
+
+// compactionOwner checks that a numbered bracket names the open turn and a
+// null one stands outside turns.
+func (w *wellFormed) compactionOwner(e *session.Event, turn *int) {
+	switch {
+	case turn == nil && w.openTurn != 0:
+		w.add(w.openTurn, w.openStep, []int64{e.Seq}, "%s has no owning turn, but turn %d is open", e.Type(), w.openTurn)
+	case turn != nil && *turn != w.openTurn:
+		w.add(*turn, w.openStep, []int64{e.Seq}, "%s names turn %d, but the open turn is %d", e.Type(), *turn, w.openTurn)
+	}
+}
+
+// bracket returns the open compaction an event belongs to.
+func (w *wellFormed) bracket(e *session.Event, id string) *openCompaction {
+	c := w.compaction
+	switch {
+	case c == nil:
+		w.add(w.openTurn, w.openStep, []int64{e.Seq}, "%s of compaction %s outside any compaction bracket", e.Type(), id)
+		return nil
+	case c.id != id:
+		w.add(w.openTurn, w.openStep, []int64{c.startSeq, e.Seq}, "%s names compaction %s, but %s is open", e.Type(), id, c.id)
+	}
+	return c
+}
+
+func (w *wellFormed) checkShadowed(e *session.Event, seqs []int64, r session.SeqRange, tokens int64) {
+	switch {
+	case len(seqs) == 0:
+		w.add(w.openTurn, w.openStep, []int64{e.Seq}, "%s shadows no seqs", e.Type())
+	case r.Start != seqs[0] || r.End != seqs[len(seqs)-1]:
+		w.add(w.openTurn, w.openStep, []int64{e.Seq}, "%s shadowedRange {%d,%d} is not the first and last of shadowedSeqs", e.Type(), r.Start, r.End)
+	}
+	if tokens < 0 {
+		w.add(w.openTurn, w.openStep, []int64{e.Seq}, "%s shadowedTokenCount %d is negative", e.Type(), tokens)
+	}
+}
