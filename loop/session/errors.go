@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -41,6 +42,9 @@ func describeJSONError(prefix string, err error) string {
 			path = prefix + "." + te.Field
 		}
 		return fmt.Sprintf("%s: expected %s, got JSON %s", path, goTypeName(te.Type.String()), te.Value)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "invalid JSON: the line ends inside a value"
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {

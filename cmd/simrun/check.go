@@ -1,0 +1,237 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/loop/view"
+	"github.com/turnsim/turnsim/oracle"
+)
+
+const checkUsage = `usage: simrun check [--view] [--json] [--strict] [--repair] PATH…
+
+Reads each session log (v0 or v1; plain or zstd; explicit or implied seq;
+DSH's stream-json output), checks it against turnsim's log-level invariants,
+and prints one line per file: "ok", each violation, or the read error with
+its line number. Folders are walked for *.jsonl and *.jsonl.zstd. The last
+line is "N files, V violations, E errors".
+
+Exit status: 0 clean, 1 violations, 2 only input errors or bad usage.
+
+flags:
+`
+
+// checkResult is the outcome of checking one file.
+type checkResult struct {
+	File       string             `json:"file"`
+	Version    int                `json:"version"`
+	Events     int                `json:"events"`
+	TornTail   int                `json:"tornTailLine,omitempty"`
+	Violations []oracle.Violation `json:"violations"`
+	Error      *readError         `json:"error,omitempty"`
+	Nodes      []nodeLine         `json:"nodes,omitempty"`
+}
+
+type readError struct {
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+type checkOptions struct {
+	view, json, strict, repair bool
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	var opts checkOptions
+	fs := newFlagSet("check", stderr, checkUsage)
+	fs.BoolVar(&opts.view, "view", false, "also print the derived Web nodes (turn-error, model-retry) with their labels")
+	fs.BoolVar(&opts.json, "json", false, "print one JSON object per file, then a JSON summary object")
+	fs.BoolVar(&opts.strict, "strict", false, "treat assistant chunks outside any turn as violations, not as a model-replay script")
+	fs.BoolVar(&opts.repair, "repair", false, "close a turn left open at the end of a log with crash repair's synthetic events before checking")
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(paths) == 0 {
+		fmt.Fprint(stderr, "simrun check: no PATH given\n\n")
+		fs.Usage()
+		return exitUsage
+	}
+	files, walkErrs := collectLogs(paths)
+	var nFiles, nViolations, nErrors int
+	for _, we := range walkErrs {
+		nErrors++
+		report(stdout, &checkResult{File: we.path, Error: &readError{Message: we.msg}}, opts)
+	}
+	for _, f := range files {
+		res := checkFile(f, opts)
+		nFiles++
+		nViolations += len(res.Violations)
+		if res.Error != nil {
+			nErrors++
+		}
+		report(stdout, res, opts)
+	}
+	summary := fmt.Sprintf("%d files, %d violations, %d errors", nFiles, nViolations, nErrors)
+	if opts.json {
+		b, _ := json.Marshal(map[string]int{"files": nFiles, "violations": nViolations, "errors": nErrors})
+		fmt.Fprintf(stdout, "%s\n", b)
+		fmt.Fprintln(stderr, summary)
+	} else {
+		fmt.Fprintln(stdout, summary)
+	}
+	switch {
+	case nViolations > 0:
+		return exitViolation
+	case nErrors > 0:
+		return exitUsage
+	}
+	return exitClean
+}
+
+type walkError struct{ path, msg string }
+
+// collectLogs expands folders into their logs, in lexical order; a file
+// named explicitly is checked whatever its name.
+func collectLogs(paths []string) ([]string, []walkError) {
+	var files []string
+	var errs []walkError
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			errs = append(errs, walkError{p, describeOSError(err)})
+			continue
+		}
+		if !info.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				errs = append(errs, walkError{path, describeOSError(err)})
+				return nil
+			}
+			if !d.IsDir() && isLogName(d.Name()) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, walkError{p, describeOSError(err)})
+		}
+		if len(found) == 0 {
+			errs = append(errs, walkError{p, "no *.jsonl or *.jsonl.zstd files in this folder"})
+		}
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	return files, errs
+}
+
+func isLogName(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zstd") || strings.HasSuffix(name, ".jsonl.zst")
+}
+
+func describeOSError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// checkFile reads one log and checks it.
+func checkFile(path string, opts checkOptions) *checkResult {
+	res := &checkResult{File: path, Violations: []oracle.Violation{}}
+	rd, err := session.Open(path, session.ReadOptions{Name: path, Repair: opts.repair})
+	if err != nil {
+		res.Error = asReadError(err)
+		return res
+	}
+	defer rd.Close()
+	res.Version = rd.Header().Version
+	events, err := rd.All()
+	res.Events = len(events)
+	res.TornTail = rd.TornTailLine()
+	if err != nil {
+		res.Error = asReadError(err)
+		return res
+	}
+	res.Violations = oracle.Check(events, oracle.Options{Strict: opts.strict})
+	if opts.view {
+		res.Nodes = nodeLines(view.Derive(events))
+	}
+	return res
+}
+
+func asReadError(err error) *readError {
+	var ie *session.InputError
+	if errors.As(err, &ie) {
+		return &readError{Line: ie.Line, Message: ie.Msg}
+	}
+	return &readError{Message: err.Error()}
+}
+
+// report prints one file's result.
+func report(w io.Writer, res *checkResult, opts checkOptions) {
+	if opts.json {
+		b, err := json.Marshal(res)
+		if err != nil {
+			panic(err) // only plain data: a failure is a bug of turnsim
+		}
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	switch {
+	case res.Error != nil && res.Error.Line > 0:
+		fmt.Fprintf(w, "%s:%d: error: %s\n", res.File, res.Error.Line, res.Error.Message)
+	case res.Error != nil:
+		fmt.Fprintf(w, "%s: error: %s\n", res.File, res.Error.Message)
+	case len(res.Violations) == 0:
+		note := ""
+		if res.TornTail > 0 {
+			note = fmt.Sprintf(" (torn last line %d ignored)", res.TornTail)
+		}
+		fmt.Fprintf(w, "%s: ok%s\n", res.File, note)
+	default:
+		for _, v := range res.Violations {
+			fmt.Fprintf(w, "%s: %s\n", res.File, formatViolation(v))
+		}
+	}
+	for _, n := range res.Nodes {
+		fmt.Fprintf(w, "  %s\n", n.text())
+	}
+}
+
+// formatViolation is "id turn T step S seqs a,b: sentence".
+func formatViolation(v oracle.Violation) string {
+	var b strings.Builder
+	b.WriteString(v.Invariant)
+	if v.Turn > 0 {
+		fmt.Fprintf(&b, " turn %d", v.Turn)
+	}
+	if v.Step > 0 {
+		fmt.Fprintf(&b, " step %d", v.Step)
+	}
+	if len(v.Seqs) > 0 {
+		b.WriteString(" seqs ")
+		for i, s := range v.Seqs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprint(&b, s)
+		}
+	}
+	b.WriteString(": ")
+	b.WriteString(v.Message)
+	return b.String()
+}

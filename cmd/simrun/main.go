@@ -1,0 +1,66 @@
+// Command simrun is turnsim's command line.
+//
+//	simrun check PATH…   check session logs (files or folders) against the oracle
+//
+// Exit status: 0 clean, 1 an invariant was violated, 2 bad usage or bad
+// input, 3 an internal error of turnsim itself.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+)
+
+// Exit statuses (DESIGN.md "Outputs").
+const (
+	exitClean     = 0
+	exitViolation = 1
+	exitUsage     = 2
+	exitInternal  = 3
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: simrun <command> [arguments]
+
+commands:
+  check PATH…   check session logs (files, or folders walked for *.jsonl and
+                *.jsonl.zstd) against turnsim's log-level invariants
+  version       print turnsim's version
+
+Run 'simrun <command> -h' for a command's flags.
+`
+
+// version is turnsim's version; corpus entries and reports carry it.
+const version = "0.1.0"
+
+// run is simrun with its arguments and streams, returning the exit status.
+// A panic inside turnsim is reported as an internal error, never a crash.
+func run(args []string, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "simrun: internal error: %v\n%s", r, debug.Stack())
+			status = exitInternal
+		}
+	}()
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "check":
+		return runCheck(args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "simrun %s\n", version)
+		return exitClean
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitClean
+	}
+	fmt.Fprintf(stderr, "simrun: unknown command %q\n\n%s", args[0], usage)
+	return exitUsage
+}
