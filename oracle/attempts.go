@@ -10,7 +10,13 @@ type attempt struct {
 	chunks     []int64 // seqs of its chunks, in order
 	finish     *session.StreamChunk
 	finishSeq  int64
+	// interrupted: a cancel ended the attempt before any finish, and its
+	// interrupted message closed it.
+	interrupted bool
 }
+
+// ended reports whether the attempt is over: finished, or interrupted.
+func (a *attempt) ended() bool { return a.finish != nil || a.interrupted }
 
 // failed reports whether the attempt ended with an error or aborted finish.
 func (a *attempt) failed() bool { return a.finish != nil && a.finish.Failed() }
@@ -29,11 +35,15 @@ func segment(events []session.Event) *segmentation {
 	count := map[[2]int]int{}
 	inTurn := false
 	for i := range events {
-		switch events[i].Data.(type) {
+		switch p := events[i].Data.(type) {
 		case *session.TurnStart:
 			inTurn = true
 		case *session.TurnEnd:
 			inTurn = false
+		case *session.AssistantMessage:
+			if a := current[[2]int{p.Turn, p.Step}]; a != nil && p.Interrupted && a.finish == nil {
+				a.interrupted = true
+			}
 		}
 		c, ok := events[i].Data.(*session.AssistantChunk)
 		if !ok || !inTurn {
@@ -41,7 +51,7 @@ func segment(events []session.Event) *segmentation {
 		}
 		key := [2]int{c.Turn, c.Step}
 		a := current[key]
-		if a == nil || a.finish != nil {
+		if a == nil || a.ended() {
 			a = &attempt{turn: c.Turn, step: c.Step, index: count[key], finishSeq: -1}
 			count[key]++
 			current[key] = a

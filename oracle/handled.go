@@ -58,6 +58,8 @@ func checkHandledFailure(events []session.Event, s *segmentation) []Violation {
 			st := get(a.turn, a.step)
 			if prev := st.last; prev != nil {
 				switch {
+				case prev.interrupted:
+					// a cancelled attempt: cancelled-turn-never-retries reports it
 				case prev.finish == nil:
 					r.add(a.turn, a.step, []int64{prev.chunks[0], e.Seq}, "attempt %d starts before attempt %d finished", a.index+1, prev.index+1)
 				case !prev.failed():

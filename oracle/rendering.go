@@ -10,6 +10,9 @@ import (
 // checkRendering derives the view of the full log and of the tail windows
 // that contain each error turn/end, and checks the turn-error node of each.
 //
+// A tail window is a suffix of the log as it stood when the turn/end was
+// appended (what a client that loaded the session's tail saw then), so it
+// ends at that turn/end; the full log covers everything after it.
 // Windows begin at every event of the failed turn except its chunks (and at
 // the turn/end itself): a turn-error node reads only the turn's start, its
 // end and the turn's last located step, and a chunk is always followed
@@ -51,7 +54,7 @@ func checkRendering(events []session.Event, derive func([]session.Event) view.No
 				if w == 0 {
 					continue // the full log, checked above
 				}
-				if !hasTurnError(r, derive(events[w:]), want, "the tail window from seq "+strconv.FormatInt(events[w].Seq, 10)) {
+				if !hasTurnError(r, derive(events[w:i+1]), want, "the tail window from seq "+strconv.FormatInt(events[w].Seq, 10)) {
 					break // one report per turn is enough
 				}
 			}

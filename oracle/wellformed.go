@@ -258,10 +258,9 @@ func (w *wellFormed) checkRetryFields(e *session.Event, p *session.LLMRetry) {
 	if msg := failureProblem(&p.Failure); msg != "" {
 		w.add(p.Turn, p.Step, seq, "llm/retry failure: %s", msg)
 	}
-	ref := retryRef{p.RetryID, p.Retry}
-	if _, dup := w.retries[ref]; !dup {
-		w.retries[ref] = &scheduledRetry{turn: p.Turn, step: p.Step}
-	}
+	// A llm/retry-started pairs with the latest schedule of its id and
+	// number; a reused id is retry-budget's to report.
+	w.retries[retryRef{p.RetryID, p.Retry}] = &scheduledRetry{turn: p.Turn, step: p.Step}
 }
 
 // failureProblem describes what makes an LlmFailure invalid (SPEC 5.1).

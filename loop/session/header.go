@@ -40,6 +40,9 @@ var retiredHeaderFields = map[string]bool{"sandboxMode": true, "approvalPolicy":
 // parseHeader reads a header line. hasVersion reports whether the line
 // carried a version at all (DSH's acp-snapshot fixtures omit it).
 func parseHeader(line []byte) (h Header, err error) {
+	if !json.Valid(line) {
+		return h, fmt.Errorf("the header line is not valid JSON")
+	}
 	fields, err := objectFields(line)
 	if err != nil {
 		return h, err

@@ -10,37 +10,12 @@ import (
 // The v0→v1 edge edits objects with it so that every field it does not touch
 // keeps its place and its bytes.
 func objectFields(b []byte) ([]Field, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("not a JSON object")
-	}
 	var fields []Field
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		fields = append(fields, Field{key, v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("data after the object")
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, fmt.Errorf("data after the object")
-	}
-	return fields, nil
+	err := scanObject(b, func(key, value []byte) error {
+		fields = append(fields, Field{string(key), json.RawMessage(value)})
+		return nil
+	})
+	return fields, err
 }
 
 func writeObject(buf *bytes.Buffer, fields []Field) error {

@@ -20,7 +20,7 @@ type TurnError struct {
 }
 
 // Text is the rendered status: "This turn failed · message · code".
-func (n *TurnError) Text() string {
+func (n TurnError) Text() string {
 	if n.Code == "" {
 		return "This turn failed · " + n.Message
 	}
@@ -62,12 +62,12 @@ type ModelRetry struct {
 }
 
 // Current is the chain's last attempt.
-func (n *ModelRetry) Current() RetryAttempt { return n.Attempts[len(n.Attempts)-1] }
+func (n ModelRetry) Current() RetryAttempt { return n.Attempts[len(n.Attempts)-1] }
 
 // Label is the English row label "{label} ({retry}/{maximum}) · {seconds}s"
 // (SPEC 6.3). A live countdown starts from the full delay, so an active row
 // shows the same seconds as a settled one.
-func (n *ModelRetry) Label() string {
+func (n ModelRetry) Label() string {
 	cur := n.Current()
 	var label string
 	switch cur.State {
@@ -87,7 +87,7 @@ func (n *ModelRetry) Label() string {
 
 // Details are the expandable lines of the row. The failure message is shown
 // raw, as DSH does (SPEC 9 notes this display-safety gap).
-func (n *ModelRetry) Details() []string {
+func (n ModelRetry) Details() []string {
 	cur := n.Current()
 	return []string{
 		fmt.Sprintf("Retry delay: %dms", int64(math.Round(cur.DelayMs))),

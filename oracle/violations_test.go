@@ -1,0 +1,442 @@
+package oracle_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/turnsim/turnsim/oracle"
+)
+
+// TestViolationsFire: every log-level invariant fires on a log that breaks
+// it, and nothing else fires there. Each row says why its log is wrong.
+func TestViolationsFire(t *testing.T) {
+	type row struct {
+		why   string
+		build func(b *logBuilder)
+		want  []string // the invariants that must fire, and no others
+	}
+	tests := []row{
+		// log-well-formed
+		{"turns are numbered 1, 2, …: turn 3 follows turn 1", func(b *logBuilder) {
+			b.turnStart(1)
+			b.turnEnd(1, completed)
+			b.turnStart(3)
+			b.turnEnd(3, completed)
+		}, []string{oracle.LogWellFormed}},
+		{"steps start at 1 in every turn", func(b *logBuilder) {
+			b.turnStart(1)
+			b.stepStart(1, 2)
+			b.stepEnd(1, 2)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed}},
+		{"a chunk names a step that is not open", func(b *logBuilder) {
+			*b = *begin()
+			b.text(1, 2, "x")
+			b.finish(1, 2, "stop")
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed}},
+		{"llm/retry after step/end (fact 22)", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.stepEnd(1, 1)
+			b.retry(1, 1, "r", 1, "2", "25", "SERVER", "busy")
+			b.turnEnd(1, serverError("busy"))
+		}, []string{oracle.LogWellFormed}},
+		{"llm/retry-started without a schedule (fact 22)", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed}},
+		{"llm/retry-started repeated (fact 22)", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.retry(1, 1, "r", 1, "2", "25", "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			b.started(1, 1, "r", 1)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed}},
+		{"maxRetries 0 in normal mode (fact 22)", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.retry(1, 1, "r", 1, "0", "25", "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed, oracle.RetryBudget}},
+		{"delayMs -1 (fact 22)", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.retry(1, 1, "r", 1, "2", "-1", "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed}},
+		{"delayMs 2,147,483,648 (fact 22)", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.retry(1, 1, "r", 1, "2", "2147483648", "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed}},
+		{"llm/retry names another provider than the latest header", func(b *logBuilder) {
+			b.turnStart(1)
+			b.stepStart(1, 1)
+			b.header("other")
+			b.fail(1, 1, "SERVER", "busy")
+			b.retry(1, 1, "r", 1, "2", "25", "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed}},
+		{"a turn that never ends", func(b *logBuilder) {
+			*b = *begin()
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+		}, []string{oracle.LogWellFormed}},
+		{"a turn that ends twice", func(b *logBuilder) {
+			*b = *begin()
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed}},
+		{"a compaction bracket crosses turn/end", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
+			b.add(`{"type":"compaction/start","data":{"compactionId":"c","turn":1}}`)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, `{"kind":"error","error":{"message":"too long","code":"CONTEXT_WINDOW_EXCEEDED"}}`)
+		}, []string{oracle.LogWellFormed}},
+		{"a summary not followed by its checkpoint message", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
+			b.add(`{"type":"compaction/start","data":{"compactionId":"c","turn":1}}`)
+			b.add(`{"type":"compaction/summary","data":{"compactionId":"c","summary":[],"shadowedRange":{"start":0,"end":0},"shadowedSeqs":[0],"shadowedTokenCount":10,"provider":"mock","model":"m"}}`)
+			b.add(`{"type":"compaction/end","data":{"compactionId":"c","turn":1}}`)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed}},
+		{"a successful compaction/end without a summary", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
+			b.add(`{"type":"compaction/start","data":{"compactionId":"c","turn":1}}`)
+			b.add(`{"type":"compaction/end","data":{"compactionId":"c","turn":1}}`)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed}},
+		{"a tool result without its tool call", func(b *logBuilder) {
+			*b = *begin()
+			b.success(1, 1)
+			b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"ghost"},"role":"user","id":"r"}},"surfaceOp":"append"}`)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.LogWellFormed}},
+
+		// retry-budget
+		{"retry 3 with maxRetries 2 (fact 22)", func(b *logBuilder) {
+			*b = *begin()
+			for n := 1; n <= 3; n++ {
+				b.fail(1, 1, "SERVER", "busy")
+				b.retry(1, 1, "r", n, "2", "25", "SERVER", "busy")
+				b.started(1, 1, "r", n)
+			}
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.RetryBudget}},
+		{"a skipped number: retry 1 then 3", func(b *logBuilder) {
+			*b = *begin()
+			for _, n := range []int{1, 3} {
+				b.fail(1, 1, "SERVER", "busy")
+				b.retry(1, 1, "r", n, "5", "25", "SERVER", "busy")
+				b.started(1, 1, "r", n)
+			}
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.RetryBudget}},
+		{"a chain changes its retryId", func(b *logBuilder) {
+			*b = *begin()
+			for n, id := range []string{"r", "s"} {
+				b.fail(1, 1, "SERVER", "busy")
+				b.retry(1, 1, id, n+1, "5", "25", "SERVER", "busy")
+				b.started(1, 1, id, n+1)
+			}
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.RetryBudget}},
+		{"a new chain in a new step reuses an old retryId", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.retry(1, 1, "r", 1, "5", "25", "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			c := b.toolCallChunk(1, 1, "call")
+			f := b.finish(1, 1, "tool-calls")
+			b.message(1, 1, false, []int64{c, f}, "call")
+			b.toolCall(1, 1, "call")
+			b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"call"},"role":"user","id":"tr"}},"surfaceOp":"append"}`)
+			b.stepEnd(1, 1)
+			b.stepStart(1, 2)
+			b.fail(1, 2, "SERVER", "busy")
+			b.retry(1, 2, "r", 1, "5", "25", "SERVER", "busy")
+			b.started(1, 2, "r", 1)
+			b.success(1, 2)
+			b.stepEnd(1, 2)
+			b.turnEnd(1, completed)
+		}, []string{oracle.RetryBudget}},
+
+		// retry-after-handled-failure
+		{"llm/retry after a successful attempt", func(b *logBuilder) {
+			*b = *begin()
+			b.success(1, 1)
+			b.retry(1, 1, "r", 1, "2", "25", "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.RetryAfterHandledFailure}},
+		{"a second attempt after a successful one", func(b *logBuilder) {
+			*b = *begin()
+			b.text(1, 1, "first")
+			b.finish(1, 1, "stop")
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.RetryAfterHandledFailure}},
+		{"llm/retry records another failure than the attempt's", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.retry(1, 1, "r", 1, "2", "25", "RATE_LIMIT", "slow down")
+			b.started(1, 1, "r", 1)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.RetryAfterHandledFailure}},
+		{"two llm/retry events answer one failure", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.retry(1, 1, "r", 1, "5", "25", "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			b.retry(1, 1, "r", 2, "5", "50", "SERVER", "busy")
+			b.started(1, 1, "r", 2)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.RetryAfterHandledFailure}},
+		{"an in-step compaction after a successful attempt", func(b *logBuilder) {
+			*b = *begin()
+			b.success(1, 1)
+			b.add(`{"type":"compaction/start","data":{"compactionId":"c","turn":1}}`)
+			b.add(`{"type":"compaction/end","data":{"compactionId":"c","turn":1,"error":"nothing to compact"}}`)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.RetryAfterHandledFailure}},
+
+		// cancelled-turn-never-retries
+		{"an attempt after the interrupted message of a cancel", func(b *logBuilder) {
+			*b = *begin()
+			c := b.text(1, 1, "partial")
+			b.message(1, 1, true, []int64{c})
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, abortedBy)
+		}, []string{oracle.CancelledTurnNeverRetries}},
+		{"an interrupted turn that ends completed", func(b *logBuilder) {
+			*b = *begin()
+			c := b.text(1, 1, "partial")
+			b.message(1, 1, true, []int64{c})
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.CancelledTurnNeverRetries}},
+		{"a retry after an aborted finish", func(b *logBuilder) {
+			*b = *begin()
+			b.abortedFinish(1, 1)
+			b.add(`{"type":"llm/retry","data":{"retryId":"r","turn":1,"step":1,"provider":"mock","mode":"always","policyKey":"k","retry":1,"delayMs":1,"failure":{"message":"aborted","code":"ABORTED"}}}`)
+			b.started(1, 1, "r", 1)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.CancelledTurnNeverRetries}},
+
+		// failed-attempt-not-in-history
+		{"the success message cites a chunk of the failed attempt", func(b *logBuilder) {
+			*b = *begin()
+			failed := b.text(1, 1, "doomed partial")
+			b.fail(1, 1, "TRANSPORT", "reset")
+			b.retry(1, 1, "r", 1, "2", "25", "TRANSPORT", "reset")
+			b.started(1, 1, "r", 1)
+			c := b.text(1, 1, "recovered")
+			f := b.finish(1, 1, "stop")
+			b.message(1, 1, false, []int64{failed, c, f})
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.FailedAttemptNotInHistory}},
+		{"a tool call of the failed attempt runs (fact 3)", func(b *logBuilder) {
+			*b = *begin()
+			b.toolCallChunk(1, 1, "call-failed")
+			b.fail(1, 1, "TRANSPORT", "reset")
+			b.retry(1, 1, "r", 1, "2", "25", "TRANSPORT", "reset")
+			b.started(1, 1, "r", 1)
+			b.success(1, 1)
+			b.toolCall(1, 1, "call-failed")
+			b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"call-failed"},"role":"user","id":"tr"}},"surfaceOp":"append"}`)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.FailedAttemptNotInHistory}},
+		{"a success message that does not cite all of its attempt", func(b *logBuilder) {
+			*b = *begin()
+			c := b.text(1, 1, "ok")
+			b.finish(1, 1, "stop")
+			b.message(1, 1, false, []int64{c})
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.FailedAttemptNotInHistory}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.why, func(t *testing.T) {
+			b := newLog()
+			tt.build(b)
+			got := ids(oracle.Check(b.events(t), oracle.Options{}))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("invariants that fired (-want +got):\n%s\nlog:\n%s", diff, joinLines(b.lines))
+			}
+		})
+	}
+}
+
+// TestValidLogsPass: the logs DSH's invariant tests accept (fact 22) pass.
+func TestValidLogsPass(t *testing.T) {
+	tests := []struct {
+		why   string
+		build func(b *logBuilder)
+	}{
+		{"retry 2 with delayMs 0", func(b *logBuilder) {
+			*b = *begin()
+			for n := 1; n <= 2; n++ {
+				b.fail(1, 1, "SERVER", "busy")
+				b.retry(1, 1, "r", n, "2", "0", "SERVER", "busy")
+				b.started(1, 1, "r", n)
+			}
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}},
+		{"a new step resets the count to 1 with a new id", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.retry(1, 1, "r", 1, "1", "25", "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			c := b.toolCallChunk(1, 1, "call")
+			f := b.finish(1, 1, "tool-calls")
+			b.message(1, 1, false, []int64{c, f}, "call")
+			b.toolCall(1, 1, "call")
+			b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"call"},"role":"user","id":"tr"}},"surfaceOp":"append"}`)
+			b.stepEnd(1, 1)
+			b.stepStart(1, 2)
+			b.fail(1, 2, "SERVER", "busy")
+			b.retry(1, 2, "s", 1, "1", "25", "SERVER", "busy")
+			b.started(1, 2, "s", 1)
+			b.success(1, 2)
+			b.stepEnd(1, 2)
+			b.turnEnd(1, completed)
+		}},
+		{"always mode without maxRetries, retried past any count", func(b *logBuilder) {
+			*b = *begin()
+			for n := 1; n <= 4; n++ {
+				b.fail(1, 1, "AUTH", "bad key")
+				b.retry(1, 1, "r", n, "", "4", "AUTH", "bad key")
+				b.started(1, 1, "r", n)
+			}
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}},
+		{"a cancel during the backoff wait", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.retry(1, 1, "r", 1, "2", "25", "SERVER", "busy")
+			b.stepEnd(1, 1)
+			b.turnEnd(1, abortedBy)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.why, func(t *testing.T) {
+			b := newLog()
+			tt.build(b)
+			if vs := oracle.Check(b.events(t), oracle.Options{Strict: true}); len(vs) > 0 {
+				t.Errorf("violations on a valid log: %v\nlog:\n%s", vs, joinLines(b.lines))
+			}
+		})
+	}
+}
+
+// TestWitnesses: a violation names the events that show it.
+func TestWitnesses(t *testing.T) {
+	b := begin()
+	var third int64
+	for n := 1; n <= 3; n++ {
+		b.fail(1, 1, "SERVER", "busy")
+		third = b.retry(1, 1, "r", n, "2", "25", "SERVER", "busy")
+		b.started(1, 1, "r", n)
+	}
+	b.success(1, 1)
+	b.stepEnd(1, 1)
+	b.turnEnd(1, completed)
+	want := []oracle.Violation{{Invariant: oracle.RetryBudget, Turn: 1, Step: 1, Seqs: []int64{third}, Message: "retry 3 exceeds maxRetries 2"}}
+	if diff := cmp.Diff(want, oracle.Check(b.events(t), oracle.Options{})); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+}
+
+// TestStrictReplayChunks: chunks outside any turn are a model-replay script
+// by default and a violation under Strict.
+func TestStrictReplayChunks(t *testing.T) {
+	b := newLog()
+	b.text(1, 1, "scripted")
+	b.finish(1, 1, "stop")
+	events := b.events(t)
+	if vs := oracle.Check(events, oracle.Options{}); len(vs) != 0 {
+		t.Errorf("a replay script gives %v", vs)
+	}
+	if got := ids(oracle.Check(events, oracle.Options{Strict: true})); !slices.Equal(got, []string{oracle.LogWellFormed}) {
+		t.Errorf("under Strict the script gives %v, want log-well-formed", got)
+	}
+}
+
+// ids is the sorted set of invariant ids that fired.
+func ids(vs []oracle.Violation) []string {
+	var out []string
+	for _, v := range vs {
+		if !slices.Contains(out, v.Invariant) {
+			out = append(out, v.Invariant)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// joinLines numbers a log's lines by seq, for failure messages.
+func joinLines(lines []string) string {
+	var b strings.Builder
+	for i, l := range lines {
+		fmt.Fprintf(&b, "  %02d %s\n", i, l)
+	}
+	return b.String()
+}
