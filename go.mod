@@ -3,6 +3,6 @@ module github.com/turnsim/turnsim
 go 1.26.8
 
 require (
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/google/go-cmp v0.7.0
+	github.com/klauspost/compress v1.20.4
 )

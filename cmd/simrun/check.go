@@ -197,12 +197,11 @@ func report(w io.Writer, res *checkResult, opts checkOptions) {
 	case res.Error != nil:
 		fmt.Fprintf(w, "%s: error: %s\n", res.File, res.Error.Message)
 	case len(res.Violations) == 0:
-		note := ""
-		if res.TornTail > 0 {
-			note = fmt.Sprintf(" (torn last line %d ignored)", res.TornTail)
-		}
-		fmt.Fprintf(w, "%s: ok%s\n", res.File, note)
+		fmt.Fprintf(w, "%s: ok%s\n", res.File, tornNote(res))
 	default:
+		if res.TornTail > 0 {
+			fmt.Fprintf(w, "%s: note:%s\n", res.File, tornNote(res))
+		}
 		for _, v := range res.Violations {
 			fmt.Fprintf(w, "%s: %s\n", res.File, formatViolation(v))
 		}
@@ -210,6 +209,13 @@ func report(w io.Writer, res *checkResult, opts checkOptions) {
 	for _, n := range res.Nodes {
 		fmt.Fprintf(w, "  %s\n", n.text())
 	}
+}
+
+func tornNote(res *checkResult) string {
+	if res.TornTail == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (torn last line %d ignored)", res.TornTail)
 }
 
 // formatViolation is "id turn T step S seqs a,b: sentence".

@@ -1,0 +1,40 @@
+# turnsim's tasks. 'make sim' is the main job, 'make test' the test suite
+# that CI runs (.ci/run).
+
+GO       ?= go
+FUZZTIME ?= 30s
+
+.PHONY: all sim test lint bench fuzz build clean
+
+all: lint test
+
+# The main job. For now: check the sample logs the project ships, with
+# their derived Web nodes.
+sim:
+	$(GO) run ./cmd/simrun check --view examples/logs
+
+# The whole test suite, under the race detector. The real DSH logs in
+# ../shared/dsh-logs are read in place; without them those tests skip, and
+# under CI they fail.
+test:
+	$(GO) test -race -count=1 ./...
+
+# gofmt must print nothing; go vet must pass.
+lint:
+	@unformatted=$$(gofmt -l .); \
+	if [ -n "$$unformatted" ]; then echo "gofmt -l: these files are not formatted:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Each fuzz target for FUZZTIME (go test runs one -fuzz target at a time).
+fuzz:
+	$(GO) test ./loop/session -run '^$$' -fuzz '^FuzzReadLine$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./loop/session -run '^$$' -fuzz '^FuzzExpandPacked$$' -fuzztime $(FUZZTIME)
+
+build:
+	$(GO) build -o bin/simrun ./cmd/simrun
+
+clean:
+	rm -rf bin

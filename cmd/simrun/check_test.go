@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/turnsim/turnsim/internal/sharedlogs"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// simrun runs the command in-process and returns its exit status and
+// outputs.
+func simrun(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	status := run(args, &stdout, &stderr)
+	return status, stdout.String(), stderr.String()
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestCheckSharedLogs: the real DSH logs check clean.
+func TestCheckSharedLogs(t *testing.T) {
+	dir, files := sharedlogs.Files(t)
+	status, out, errOut := simrun("check", dir)
+	want := fmt.Sprintf("%d files, 0 violations, 0 errors", len(files))
+	if status != exitClean || lastLine(out) != want {
+		t.Errorf("status %d, last line %q, want 0 and %q\n%s%s", status, lastLine(out), want, out, errOut)
+	}
+	if got := strings.Count(out, ": ok\n"); got != len(files) {
+		t.Errorf("%d ok lines for %d files", got, len(files))
+	}
+}
+
+// TestCheckViewGolden: the sample logs with their derived nodes, as a user
+// sees them. Rewrite with -update after reading the diff.
+func TestCheckViewGolden(t *testing.T) {
+	status, out, _ := simrun("check", "--view", filepath.Join("..", "..", "examples", "logs"))
+	if status != exitClean {
+		t.Fatalf("status %d:\n%s", status, out)
+	}
+	golden := filepath.Join("testdata", "check-view.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), out); diff != "" {
+		t.Errorf("check --view output (-want +got):\n%s", diff)
+	}
+}
+
+const v1Header = `{"type":"session","version":1,"id":"s","createdAt":0,"delegationDepth":0}` + "\n"
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestCheckBadInput: each malformed log is an input error with its line
+// number, and the run exits 2.
+func TestCheckBadInput(t *testing.T) {
+	tests := []struct {
+		name, content string
+		want          string
+	}{
+		{"bad-json.jsonl", v1Header + `{"type":"turn/start","data":{"turn":1}}` + "\n" + `{"type":"turn/end","data":` + "\n", "bad-json.jsonl:3: error: invalid JSON"},
+		{"missing-type.jsonl", v1Header + `{"data":{"turn":1}}` + "\n", "missing-type.jsonl:2: error: missing type"},
+		{"seq-gap.jsonl", v1Header + `{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}` + "\n" + `{"type":"step/start","seq":5,"time":0,"data":{"turn":1,"step":1}}` + "\n", "seq-gap.jsonl:3: error: step/start: seq gap: seq 5, expected 1"},
+		{"newer.jsonl", `{"type":"session","version":7,"id":"s","createdAt":0}` + "\n", "newer.jsonl:1: error: uses log format v7"},
+		{"header-delta.jsonl", `{"type":"session","version":0,"id":"s","createdAt":0}` + "\n" + `{"type":"request/header-delta","data":{}}` + "\n", "header-delta.jsonl:2: error: request/header-delta"},
+		{"mode-set.jsonl", `{"type":"session","version":0,"id":"s","createdAt":0}` + "\n" + `{"type":"mode/set","data":{}}` + "\n", "mode-set.jsonl:2: error: mode/set"},
+		{"fallback.jsonl", `{"type":"session","version":0,"id":"s","createdAt":0}` + "\n" + `{"type":"turn/start","data":{"turn":1}}` + "\n" + `{"type":"request/header","data":{"header":{"config":{"provider":"p","model":"m"}},"reason":"fallback"}}` + "\n", `fallback.jsonl:3: error: request/header with reason "fallback"`},
+		{"binary.jsonl", "\x00\x01\x02\n", "binary.jsonl:1: error:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeFile(t, t.TempDir(), tt.name, tt.content)
+			status, out, _ := simrun("check", path)
+			if status != exitUsage {
+				t.Errorf("status %d, want 2", status)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, out)
+			}
+			if lastLine(out) != "1 files, 0 violations, 1 errors" {
+				t.Errorf("last line %q", lastLine(out))
+			}
+		})
+	}
+}
+
+// violating is a log whose third retry exceeds maxRetries 2.
+func violating() string {
+	var b strings.Builder
+	b.WriteString(v1Header)
+	lines := []string{`{"type":"turn/start","data":{"turn":1}}`, `{"type":"step/start","data":{"turn":1,"step":1}}`,
+		`{"type":"request/header","data":{"header":{"config":{"provider":"mock","model":"m"}},"reason":"initial"}}`}
+	for n := 1; n <= 3; n++ {
+		lines = append(lines,
+			`{"type":"assistant/chunk","data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"busy","code":"SERVER"}}}}}`,
+			fmt.Sprintf(`{"type":"llm/retry","data":{"retryId":"r","turn":1,"step":1,"provider":"mock","mode":"normal","policyKey":"k","retry":%d,"maxRetries":2,"delayMs":25,"failure":{"message":"busy","code":"SERVER"}}}`, n),
+			fmt.Sprintf(`{"type":"llm/retry-started","data":{"retryId":"r","turn":1,"step":1,"retry":%d}}`, n))
+	}
+	lines = append(lines, `{"type":"assistant/chunk","data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"busy","code":"SERVER"}}}}}`,
+		`{"type":"step/end","data":{"turn":1,"step":1}}`,
+		`{"type":"turn/end","data":{"turn":1,"reason":{"kind":"error","error":{"message":"busy","code":"SERVER"}}}}`)
+	b.WriteString(strings.Join(lines, "\n") + "\n")
+	return b.String()
+}
+
+func TestCheckExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join("..", "..", "examples", "logs", "exhausted-server.jsonl")
+	bad := writeFile(t, dir, "violating.jsonl", violating())
+	broken := writeFile(t, dir, "broken.jsonl", v1Header+"{\n")
+	tests := []struct {
+		why    string
+		args   []string
+		status int
+		last   string
+	}{
+		{"a clean log", []string{"check", good}, exitClean, "1 files, 0 violations, 0 errors"},
+		{"a violation", []string{"check", bad}, exitViolation, "1 files, 1 violations, 0 errors"},
+		{"violations outrank input errors", []string{"check", bad, broken}, exitViolation, "2 files, 1 violations, 1 errors"},
+		{"only an input error", []string{"check", good, broken}, exitUsage, "2 files, 0 violations, 1 errors"},
+		{"a path that does not exist", []string{"check", filepath.Join(dir, "nope")}, exitUsage, "0 files, 0 violations, 1 errors"},
+		{"flags may follow the paths", []string{"check", bad, "--strict"}, exitViolation, "1 files, 1 violations, 0 errors"},
+	}
+	for _, tt := range tests {
+		status, out, errOut := simrun(tt.args...)
+		if status != tt.status || lastLine(out) != tt.last {
+			t.Errorf("%s: status %d, last line %q; want %d, %q\n%s%s", tt.why, status, lastLine(out), tt.status, tt.last, out, errOut)
+		}
+	}
+	_, out, _ := simrun("check", bad)
+	if want := "violating.jsonl: retry-budget turn 1 step 1 seqs 10: retry 3 exceeds maxRetries 2"; !strings.Contains(out, want) {
+		t.Errorf("the violation line is not %q:\n%s", want, out)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{{}, {"check"}, {"check", "--nope", "x"}, {"frobnicate"}} {
+		if status, _, errOut := simrun(args...); status != exitUsage || errOut == "" {
+			t.Errorf("simrun %v: status %d, stderr %q; want 2 and a usage message", args, status, errOut)
+		}
+	}
+	if status, out, _ := simrun("help"); status != exitClean || !strings.Contains(out, "check PATH") {
+		t.Errorf("help: status %d\n%s", status, out)
+	}
+}
+
+// TestCheckJSON: one object per file, then the summary object; the text
+// summary goes to stderr so stdout stays JSON lines.
+func TestCheckJSON(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "a-violating.jsonl", violating())
+	broken := writeFile(t, dir, "b-broken.jsonl", v1Header+`{"type":"turn/start","data":{"turn":1}}`+"\n{\n")
+	good := filepath.Join("..", "..", "examples", "logs", "auth-error.jsonl")
+	status, out, errOut := simrun("check", "--json", "--view", bad, broken, good)
+	if status != exitViolation {
+		t.Errorf("status %d, want 1", status)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want 3 results and a summary:\n%s", len(lines), out)
+	}
+	var results []checkResult
+	for _, l := range lines[:3] {
+		var r checkResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("not JSON: %s: %v", l, err)
+		}
+		results = append(results, r)
+	}
+	if len(results[0].Violations) != 1 || results[0].Violations[0].Invariant != "retry-budget" {
+		t.Errorf("first result: %+v", results[0])
+	}
+	if results[1].Error == nil || results[1].Error.Line != 3 {
+		t.Errorf("second result's error: %+v, want line 3", results[1].Error)
+	}
+	if len(results[2].Nodes) != 1 || results[2].Nodes[0].Text != "This turn failed · API key is invalid · AUTH" {
+		t.Errorf("third result's nodes: %+v", results[2].Nodes)
+	}
+	var summary map[string]int
+	if err := json.Unmarshal([]byte(lines[3]), &summary); err != nil || summary["files"] != 3 || summary["violations"] != 1 || summary["errors"] != 1 {
+		t.Errorf("summary %s (%v)", lines[3], err)
+	}
+	if strings.TrimSpace(errOut) != "3 files, 1 violations, 1 errors" {
+		t.Errorf("stderr %q", errOut)
+	}
+}
+
+// TestCheckWalksFolders: folders are walked for *.jsonl and *.jsonl.zstd
+// in lexical order; other files are left alone; a torn tail is noted.
+func TestCheckWalksFolders(t *testing.T) {
+	dir := t.TempDir()
+	sample, err := os.ReadFile(filepath.Join("..", "..", "examples", "logs", "recovered-rate-limit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	enc, _ := zstd.NewWriter(&z)
+	enc.Write(sample)
+	enc.Close()
+	writeFile(t, dir, "b/session.jsonl.zstd", z.String())
+	writeFile(t, dir, "a/session.jsonl", string(sample[:len(sample)-1])) // torn last line
+	writeFile(t, dir, "a/notes.txt", "not a log")
+	torn, zst := filepath.Join(dir, "a", "session.jsonl"), filepath.Join(dir, "b", "session.jsonl.zstd")
+	// Without its last line the turn never ends; crash repair closes it.
+	status, out, _ := simrun("check", dir)
+	want := torn + ": note: (torn last line 19 ignored)\n" +
+		torn + ": log-well-formed turn 1 seqs 16: turn 1 never ends: the log stops inside it\n" +
+		zst + ": ok\n" +
+		"2 files, 1 violations, 0 errors\n"
+	if status != exitViolation || out != want {
+		t.Errorf("status %d, output (-want +got):\n%s", status, cmp.Diff(want, out))
+	}
+	status, out, _ = simrun("check", "--repair", dir)
+	want = torn + ": ok (torn last line 19 ignored)\n" + zst + ": ok\n" + "2 files, 0 violations, 0 errors\n"
+	if status != exitClean || out != want {
+		t.Errorf("--repair: status %d, output (-want +got):\n%s", status, cmp.Diff(want, out))
+	}
+	empty := t.TempDir()
+	if status, out, _ := simrun("check", empty); status != exitUsage || !strings.Contains(out, "no *.jsonl") {
+		t.Errorf("an empty folder: status %d\n%s", status, out)
+	}
+}
