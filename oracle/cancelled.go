@@ -2,6 +2,15 @@ package oracle
 
 import "github.com/turnsim/turnsim/loop/session"
 
+// The log-level form of cancelled-turn-never-retries. An interrupted message
+// is written only when the turn signal was aborted during streaming, so the
+// turn must end aborted (or interrupted, by crash repair). A logged aborted
+// finish means the request was aborted by its caller while the turn signal
+// was not yet (the loop checks the signal before it appends a chunk): no
+// further attempt may follow it, but the turn may still end with an error
+// reason, code ABORTED, when no cancel of the turn follows, so its end
+// reason is not constrained here.
+
 // cancelMark is the evidence that a turn's request was cancelled.
 type cancelMark struct {
 	seq         int64

@@ -375,6 +375,46 @@ func TestValidLogsPass(t *testing.T) {
 			b.stepEnd(1, 1)
 			b.turnEnd(1, abortedBy)
 		}},
+		{"a crash during compaction, repaired, then resumed", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
+			b.add(`{"type":"compaction/start","data":{"compactionId":"c","turn":1}}`)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, `{"kind":"interrupted"}`)
+			b.add(`{"type":"session/end-seed","data":{}}`)
+			b.turnStart(2)
+			b.stepStart(2, 1)
+			b.success(2, 1)
+			b.stepEnd(2, 1)
+			b.turnEnd(2, completed)
+		}},
+		{"a manual compaction outside turns, and pressure compaction before a step", func(b *logBuilder) {
+			b.add(`{"type":"compaction/start","data":{"compactionId":"m","sourceCommandId":"cmd","turn":null}}`)
+			b.add(`{"type":"compaction/end","data":{"compactionId":"m","sourceCommandId":"cmd","turn":null,"error":"nothing to compact"}}`)
+			b.turnStart(1)
+			b.add(`{"type":"compaction/start","data":{"compactionId":"p","turn":1}}`)
+			b.add(`{"type":"compaction/end","data":{"compactionId":"p","turn":1,"error":"summary is not smaller than the shadowed content"}}`)
+			b.stepStart(1, 1)
+			b.header("mock")
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}},
+		{"an overflow recovered by pruning only, inside the step", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
+			b.add(`{"type":"compaction/prune","data":{"shadowedRange":{"start":2,"end":2},"shadowedSeqs":[2],"shadowedTokenCount":9000}}`)
+			b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"old"},"role":"user","id":"pruned"}},"sourceEventSeqs":[2],"surfaceOp":{"op":"replace","start":2,"end":2}}`)
+			b.success(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}},
+		{"an aborted finish that no cancel follows ends with an error", func(b *logBuilder) {
+			*b = *begin()
+			b.abortedFinish(1, 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, `{"kind":"error","error":{"message":"aborted","code":"ABORTED"}}`)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {

@@ -58,7 +58,7 @@ func checkWellFormed(events []session.Event, strict bool) []Violation {
 		w.add(w.openTurn, w.openStep, []int64{w.compaction.startSeq}, "compaction %s is never closed by a compaction/end", w.compaction.id)
 	}
 	if w.openTurn != 0 {
-		w.add(w.openTurn, w.openStep, []int64{end - 1}, "turn %d never ends: the log stops inside it", w.openTurn)
+		w.add(w.openTurn, w.openStep, []int64{end - 1}, "turn %d never ends: the log stops inside it (after a crash, --repair closes it as DSH's loader does)", w.openTurn)
 	}
 	return w.out
 }
@@ -119,6 +119,11 @@ func (w *wellFormed) observe(e *session.Event) {
 		}
 		if w.openStep != 0 {
 			w.add(p.Turn, w.openStep, seq, "turn/end while step %d is still open", w.openStep)
+		}
+		if p.Reason.Kind == session.EndInterrupted {
+			// Crash repair closes steps and turns, not compaction brackets:
+			// a crash during compaction leaves its start unmatched.
+			w.compaction = nil
 		}
 		w.crossCompaction(e)
 		w.openTurn, w.openStep = 0, 0
@@ -217,6 +222,10 @@ func (w *wellFormed) observe(e *session.Event) {
 	case *session.CompactionPrune:
 		w.checkShadowed(e, p.ShadowedSeqs, p.ShadowedRange, p.ShadowedTokenCount)
 		w.pendingPrune = e.Seq
+	case *session.SessionEndSeed:
+		// DSH ignores a compaction left unmatched before the last end of
+		// seed (its "busy" check starts there).
+		w.compaction = nil
 	case *session.Opaque:
 		if p.Type == "todo/write" && w.openTurn == 0 {
 			w.add(0, 0, seq, "todo/write outside any turn")

@@ -171,6 +171,9 @@ func TestUsage(t *testing.T) {
 	if status, out, _ := simrun("help"); status != exitClean || !strings.Contains(out, "check PATH") {
 		t.Errorf("help: status %d\n%s", status, out)
 	}
+	if status, _, errOut := simrun("check", "-h"); status != exitClean || !strings.Contains(errOut, "--view") {
+		t.Errorf("check -h: status %d\n%s", status, errOut)
+	}
 }
 
 // TestCheckJSON: one object per file, then the summary object; the text
@@ -233,7 +236,7 @@ func TestCheckWalksFolders(t *testing.T) {
 	// Without its last line the turn never ends; crash repair closes it.
 	status, out, _ := simrun("check", dir)
 	want := torn + ": note: (torn last line 19 ignored)\n" +
-		torn + ": log-well-formed turn 1 seqs 16: turn 1 never ends: the log stops inside it\n" +
+		torn + ": log-well-formed turn 1 seqs 16: turn 1 never ends: the log stops inside it (after a crash, --repair closes it as DSH's loader does)\n" +
 		zst + ": ok\n" +
 		"2 files, 1 violations, 0 errors\n"
 	if status != exitViolation || out != want {

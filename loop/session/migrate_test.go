@@ -74,6 +74,18 @@ func TestV0ToV1Edge(t *testing.T) {
 	}
 }
 
+// TestHeaderWithoutVersion: DSH's acp-snapshot fixtures omit the version;
+// such a header reads as v0 and crosses the edge.
+func TestHeaderWithoutVersion(t *testing.T) {
+	h, events := read(t, `{"type":"session","id":"s","createdAt":0,"cwd":"/w"}
+{"type":"turn/start","data":{"turn":1,"trigger":{"kind":"message"}}}
+`, session.ReadOptions{})
+	data, _ := events[0].RawData()
+	if h.Version != session.Version0 || string(data) != `{"turn":1}` {
+		t.Errorf("version %d, turn/start %s; want v0 and the trigger dropped", h.Version, data)
+	}
+}
+
 // TestV1IsNotMigrated: the edge applies to v0 logs only; a v1 log's
 // retired shapes are refused or kept, never rewritten.
 func TestV1IsNotMigrated(t *testing.T) {

@@ -1,6 +1,7 @@
 package view_test
 
 import (
+	"bytes"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -197,5 +198,21 @@ func TestV0NewTurnRetries(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("turn errors (-want +got):\n%s", diff)
+	}
+	// Written as v1 and read back, the migrated log derives the same.
+	h, events, err := session.ReadFile(example("v0-new-turn-retry.jsonl"), session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v1 bytes.Buffer
+	if err := session.WriteLog(&v1, h, events); err != nil {
+		t.Fatal(err)
+	}
+	_, again, err := session.ReadAll(&v1, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, view.Derive(again).TurnErrors); diff != "" {
+		t.Errorf("after a v1 rewrite (-want +got):\n%s", diff)
 	}
 }
