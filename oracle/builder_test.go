@@ -69,6 +69,21 @@ func (b *logBuilder) success(turn, step int) int64 {
 	return b.message(turn, step, false, []int64{c, f})
 }
 
+// complete ends the step with a success and the turn completed.
+func (b *logBuilder) complete(turn, step int) {
+	b.success(turn, step)
+	b.stepEnd(turn, step)
+	b.turnEnd(turn, completed)
+}
+
+// failRetried appends a SERVER failure answered by llm/retry n of chain
+// id and its start.
+func (b *logBuilder) failRetried(turn, step int, id string, n int, max string) {
+	b.fail(turn, step, "SERVER", "busy")
+	b.retry(turn, step, id, n, max, "25", "SERVER", "busy")
+	b.started(turn, step, id, n)
+}
+
 func (b *logBuilder) retry(turn, step int, id string, n int, max string, delay, code, msg string) int64 {
 	maxField := ""
 	mode := "always"

@@ -6,11 +6,10 @@ import (
 	"github.com/turnsim/turnsim/loop/session"
 )
 
-// stepRecovery is what the handled-failure check knows of the open step.
+// stepRecovery is what the handled-failure check knows of a step.
 type stepRecovery struct {
-	last      *attempt // the latest attempt of the step
-	retried   bool     // an llm/retry already answered the latest attempt
-	recovered bool     // an llm/retry or compaction answered the latest attempt
+	last    *attempt // the latest attempt of the step
+	retried bool     // an llm/retry already answered the latest attempt
 }
 
 func checkHandledFailure(events []session.Event, s *segmentation) []Violation {
@@ -79,21 +78,17 @@ func checkHandledFailure(events []session.Event, s *segmentation) []Violation {
 			if f != nil && (f.Code != p.Failure.Code || f.Message != p.Failure.Message) {
 				r.add(p.Turn, p.Step, []int64{st.last.finishSeq, e.Seq}, "llm/retry records failure %s, but the attempt failed with %s", describe(&p.Failure), describe(f))
 			}
-			st.retried, st.recovered = true, true
+			st.retried = true
 		case *session.CompactionStart:
 			if openStep == 0 || p.Turn == nil || *p.Turn != openTurn {
 				continue // pressure or manual compaction, not a recovery
 			}
-			if st := recovery(e, openTurn, openStep, "compaction/start inside a step"); st != nil {
-				st.recovered = true
-			}
+			recovery(e, openTurn, openStep, "compaction/start inside a step")
 		case *session.CompactionPrune:
 			if openStep == 0 {
 				continue
 			}
-			if st := recovery(e, openTurn, openStep, "compaction/prune inside a step"); st != nil {
-				st.recovered = true
-			}
+			recovery(e, openTurn, openStep, "compaction/prune inside a step")
 		}
 	}
 	return r.out

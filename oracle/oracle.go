@@ -94,17 +94,17 @@ func Check(events []session.Event, opts Options) []Violation {
 	out = append(out, checkCancelled(events, s)...)
 	out = append(out, checkHistory(events, s)...)
 	out = append(out, checkRendering(events, opts.Derive)...)
-	order := map[string]int{}
-	for i, inv := range Invariants {
-		order[inv.ID] = i
-	}
 	slices.SortStableFunc(out, func(a, b Violation) int {
-		if d := order[a.Invariant] - order[b.Invariant]; d != 0 {
+		if d := invariantOrder(a.Invariant) - invariantOrder(b.Invariant); d != 0 {
 			return d
 		}
 		return cmpInt64(first(a.Seqs), first(b.Seqs))
 	})
 	return out
+}
+
+func invariantOrder(id string) int {
+	return slices.IndexFunc(Invariants, func(inv Invariant) bool { return inv.ID == id })
 }
 
 func first(s []int64) int64 {

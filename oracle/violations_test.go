@@ -51,57 +51,39 @@ func TestViolationsFire(t *testing.T) {
 			*b = *begin()
 			b.fail(1, 1, "SERVER", "busy")
 			b.started(1, 1, "r", 1)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.LogWellFormed}},
 		{"llm/retry-started repeated (fact 22)", func(b *logBuilder) {
 			*b = *begin()
-			b.fail(1, 1, "SERVER", "busy")
-			b.retry(1, 1, "r", 1, "2", "25", "SERVER", "busy")
+			b.failRetried(1, 1, "r", 1, "2")
 			b.started(1, 1, "r", 1)
-			b.started(1, 1, "r", 1)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.LogWellFormed}},
 		{"maxRetries 0 in normal mode (fact 22)", func(b *logBuilder) {
 			*b = *begin()
-			b.fail(1, 1, "SERVER", "busy")
-			b.retry(1, 1, "r", 1, "0", "25", "SERVER", "busy")
-			b.started(1, 1, "r", 1)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.failRetried(1, 1, "r", 1, "0")
+			b.complete(1, 1)
 		}, []string{oracle.LogWellFormed, oracle.RetryBudget}},
 		{"delayMs -1 (fact 22)", func(b *logBuilder) {
 			*b = *begin()
 			b.fail(1, 1, "SERVER", "busy")
 			b.retry(1, 1, "r", 1, "2", "-1", "SERVER", "busy")
 			b.started(1, 1, "r", 1)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.LogWellFormed}},
 		{"delayMs 2,147,483,648 (fact 22)", func(b *logBuilder) {
 			*b = *begin()
 			b.fail(1, 1, "SERVER", "busy")
 			b.retry(1, 1, "r", 1, "2", "2147483648", "SERVER", "busy")
 			b.started(1, 1, "r", 1)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.LogWellFormed}},
 		{"llm/retry names another provider than the latest header", func(b *logBuilder) {
 			b.turnStart(1)
 			b.stepStart(1, 1)
 			b.header("other")
-			b.fail(1, 1, "SERVER", "busy")
-			b.retry(1, 1, "r", 1, "2", "25", "SERVER", "busy")
-			b.started(1, 1, "r", 1)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.failRetried(1, 1, "r", 1, "2")
+			b.complete(1, 1)
 		}, []string{oracle.LogWellFormed}},
 		{"a turn that never ends", func(b *logBuilder) {
 			*b = *begin()
@@ -110,9 +92,7 @@ func TestViolationsFire(t *testing.T) {
 		}, []string{oracle.LogWellFormed}},
 		{"a turn that ends twice", func(b *logBuilder) {
 			*b = *begin()
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 			b.turnEnd(1, completed)
 		}, []string{oracle.LogWellFormed}},
 		{"a compaction bracket crosses turn/end", func(b *logBuilder) {
@@ -128,18 +108,14 @@ func TestViolationsFire(t *testing.T) {
 			b.add(`{"type":"compaction/start","data":{"compactionId":"c","turn":1}}`)
 			b.add(`{"type":"compaction/summary","data":{"compactionId":"c","summary":[],"shadowedRange":{"start":0,"end":0},"shadowedSeqs":[0],"shadowedTokenCount":10,"provider":"mock","model":"m"}}`)
 			b.add(`{"type":"compaction/end","data":{"compactionId":"c","turn":1}}`)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.LogWellFormed}},
 		{"a successful compaction/end without a summary", func(b *logBuilder) {
 			*b = *begin()
 			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
 			b.add(`{"type":"compaction/start","data":{"compactionId":"c","turn":1}}`)
 			b.add(`{"type":"compaction/end","data":{"compactionId":"c","turn":1}}`)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.LogWellFormed}},
 		{"a tool result without its tool call", func(b *logBuilder) {
 			*b = *begin()
@@ -153,24 +129,16 @@ func TestViolationsFire(t *testing.T) {
 		{"retry 3 with maxRetries 2 (fact 22)", func(b *logBuilder) {
 			*b = *begin()
 			for n := 1; n <= 3; n++ {
-				b.fail(1, 1, "SERVER", "busy")
-				b.retry(1, 1, "r", n, "2", "25", "SERVER", "busy")
-				b.started(1, 1, "r", n)
+				b.failRetried(1, 1, "r", n, "2")
 			}
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.RetryBudget}},
 		{"a skipped number: retry 1 then 3", func(b *logBuilder) {
 			*b = *begin()
 			for _, n := range []int{1, 3} {
-				b.fail(1, 1, "SERVER", "busy")
-				b.retry(1, 1, "r", n, "5", "25", "SERVER", "busy")
-				b.started(1, 1, "r", n)
+				b.failRetried(1, 1, "r", n, "5")
 			}
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.RetryBudget}},
 		{"a chain changes its retryId", func(b *logBuilder) {
 			*b = *begin()
@@ -179,15 +147,11 @@ func TestViolationsFire(t *testing.T) {
 				b.retry(1, 1, id, n+1, "5", "25", "SERVER", "busy")
 				b.started(1, 1, id, n+1)
 			}
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.RetryBudget}},
 		{"a new chain in a new step reuses an old retryId", func(b *logBuilder) {
 			*b = *begin()
-			b.fail(1, 1, "SERVER", "busy")
-			b.retry(1, 1, "r", 1, "5", "25", "SERVER", "busy")
-			b.started(1, 1, "r", 1)
+			b.failRetried(1, 1, "r", 1, "5")
 			c := b.toolCallChunk(1, 1, "call")
 			f := b.finish(1, 1, "tool-calls")
 			b.message(1, 1, false, []int64{c, f}, "call")
@@ -195,12 +159,8 @@ func TestViolationsFire(t *testing.T) {
 			b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"call"},"role":"user","id":"tr"}},"surfaceOp":"append"}`)
 			b.stepEnd(1, 1)
 			b.stepStart(1, 2)
-			b.fail(1, 2, "SERVER", "busy")
-			b.retry(1, 2, "r", 1, "5", "25", "SERVER", "busy")
-			b.started(1, 2, "r", 1)
-			b.success(1, 2)
-			b.stepEnd(1, 2)
-			b.turnEnd(1, completed)
+			b.failRetried(1, 2, "r", 1, "5")
+			b.complete(1, 2)
 		}, []string{oracle.RetryBudget}},
 
 		// retry-after-handled-failure
@@ -216,29 +176,21 @@ func TestViolationsFire(t *testing.T) {
 			*b = *begin()
 			b.text(1, 1, "first")
 			b.finish(1, 1, "stop")
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.RetryAfterHandledFailure}},
 		{"llm/retry records another failure than the attempt's", func(b *logBuilder) {
 			*b = *begin()
 			b.fail(1, 1, "SERVER", "busy")
 			b.retry(1, 1, "r", 1, "2", "25", "RATE_LIMIT", "slow down")
 			b.started(1, 1, "r", 1)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.RetryAfterHandledFailure}},
 		{"two llm/retry events answer one failure", func(b *logBuilder) {
 			*b = *begin()
-			b.fail(1, 1, "SERVER", "busy")
-			b.retry(1, 1, "r", 1, "5", "25", "SERVER", "busy")
-			b.started(1, 1, "r", 1)
+			b.failRetried(1, 1, "r", 1, "5")
 			b.retry(1, 1, "r", 2, "5", "50", "SERVER", "busy")
 			b.started(1, 1, "r", 2)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.RetryAfterHandledFailure}},
 		{"an in-step compaction after a successful attempt", func(b *logBuilder) {
 			*b = *begin()
@@ -270,9 +222,7 @@ func TestViolationsFire(t *testing.T) {
 			b.abortedFinish(1, 1)
 			b.add(`{"type":"llm/retry","data":{"retryId":"r","turn":1,"step":1,"provider":"mock","mode":"always","policyKey":"k","retry":1,"delayMs":1,"failure":{"message":"aborted","code":"ABORTED"}}}`)
 			b.started(1, 1, "r", 1)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}, []string{oracle.CancelledTurnNeverRetries}},
 
 		// failed-attempt-not-in-history
@@ -334,15 +284,11 @@ func TestValidLogsPass(t *testing.T) {
 				b.retry(1, 1, "r", n, "2", "0", "SERVER", "busy")
 				b.started(1, 1, "r", n)
 			}
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}},
 		{"a new step resets the count to 1 with a new id", func(b *logBuilder) {
 			*b = *begin()
-			b.fail(1, 1, "SERVER", "busy")
-			b.retry(1, 1, "r", 1, "1", "25", "SERVER", "busy")
-			b.started(1, 1, "r", 1)
+			b.failRetried(1, 1, "r", 1, "1")
 			c := b.toolCallChunk(1, 1, "call")
 			f := b.finish(1, 1, "tool-calls")
 			b.message(1, 1, false, []int64{c, f}, "call")
@@ -350,12 +296,8 @@ func TestValidLogsPass(t *testing.T) {
 			b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"call"},"role":"user","id":"tr"}},"surfaceOp":"append"}`)
 			b.stepEnd(1, 1)
 			b.stepStart(1, 2)
-			b.fail(1, 2, "SERVER", "busy")
-			b.retry(1, 2, "s", 1, "1", "25", "SERVER", "busy")
-			b.started(1, 2, "s", 1)
-			b.success(1, 2)
-			b.stepEnd(1, 2)
-			b.turnEnd(1, completed)
+			b.failRetried(1, 2, "s", 1, "1")
+			b.complete(1, 2)
 		}},
 		{"always mode without maxRetries, retried past any count", func(b *logBuilder) {
 			*b = *begin()
@@ -364,9 +306,7 @@ func TestValidLogsPass(t *testing.T) {
 				b.retry(1, 1, "r", n, "", "4", "AUTH", "bad key")
 				b.started(1, 1, "r", n)
 			}
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}},
 		{"a cancel during the backoff wait", func(b *logBuilder) {
 			*b = *begin()
@@ -384,9 +324,7 @@ func TestValidLogsPass(t *testing.T) {
 			b.add(`{"type":"session/end-seed","data":{}}`)
 			b.turnStart(2)
 			b.stepStart(2, 1)
-			b.success(2, 1)
-			b.stepEnd(2, 1)
-			b.turnEnd(2, completed)
+			b.complete(2, 1)
 		}},
 		{"a manual compaction outside turns, and pressure compaction before a step", func(b *logBuilder) {
 			b.add(`{"type":"compaction/start","data":{"compactionId":"m","sourceCommandId":"cmd","turn":null}}`)
@@ -396,18 +334,14 @@ func TestValidLogsPass(t *testing.T) {
 			b.add(`{"type":"compaction/end","data":{"compactionId":"p","turn":1,"error":"summary is not smaller than the shadowed content"}}`)
 			b.stepStart(1, 1)
 			b.header("mock")
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}},
 		{"an overflow recovered by pruning only, inside the step", func(b *logBuilder) {
 			*b = *begin()
 			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
 			b.add(`{"type":"compaction/prune","data":{"shadowedRange":{"start":2,"end":2},"shadowedSeqs":[2],"shadowedTokenCount":9000}}`)
 			b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"old"},"role":"user","id":"pruned"}},"sourceEventSeqs":[2],"surfaceOp":{"op":"replace","start":2,"end":2}}`)
-			b.success(1, 1)
-			b.stepEnd(1, 1)
-			b.turnEnd(1, completed)
+			b.complete(1, 1)
 		}},
 		{"an aborted finish that no cancel follows ends with an error", func(b *logBuilder) {
 			*b = *begin()
@@ -436,9 +370,7 @@ func TestWitnesses(t *testing.T) {
 		third = b.retry(1, 1, "r", n, "2", "25", "SERVER", "busy")
 		b.started(1, 1, "r", n)
 	}
-	b.success(1, 1)
-	b.stepEnd(1, 1)
-	b.turnEnd(1, completed)
+	b.complete(1, 1)
 	want := []oracle.Violation{{Invariant: oracle.RetryBudget, Turn: 1, Step: 1, Seqs: []int64{third}, Message: "retry 3 exceeds maxRetries 2"}}
 	if diff := cmp.Diff(want, oracle.Check(b.events(t), oracle.Options{})); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)

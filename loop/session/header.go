@@ -37,8 +37,8 @@ type Field struct {
 // retiredHeaderFields are refused by DSH's reader (SPEC 1.1).
 var retiredHeaderFields = map[string]bool{"sandboxMode": true, "approvalPolicy": true}
 
-// parseHeader reads a header line. hasVersion reports whether the line
-// carried a version at all (DSH's acp-snapshot fixtures omit it).
+// parseHeader reads a header line. A header without a version is v0: DSH's
+// acp-snapshot fixtures omit it.
 func parseHeader(line []byte) (h Header, err error) {
 	if !json.Valid(line) {
 		return h, fmt.Errorf("the header line is not valid JSON")

@@ -38,18 +38,17 @@ type Reader struct {
 	closers []io.Closer
 	opts    ReadOptions
 
-	header        Header
-	streamJSON    bool // DSH's headless stream-json output
-	layout        layout
-	line          int // number of the last line read
-	nextSeq       int64
-	pending       []Event
-	migrator      *migrator
-	repair        repairTracker
-	eof           bool
-	tornTailLine  int
-	firstLine     []byte // the first stream-json event, read with the header
-	skippedRecord int
+	header       Header
+	streamJSON   bool // DSH's headless stream-json output
+	layout       layout
+	line         int // number of the last line read
+	nextSeq      int64
+	pending      []Event
+	migrator     *migrator
+	repair       repairTracker
+	eof          bool
+	tornTailLine int
+	firstLine    []byte // the first stream-json event, read with the header
 }
 
 // zstdMagic starts every Zstandard frame.
@@ -384,10 +383,7 @@ func (r *Reader) decodeLine(line []byte) ([]Event, error) {
 	if r.streamJSON {
 		event, err := unwrapStreamJSON(line)
 		if err != nil || event == nil {
-			if event == nil && err == nil {
-				r.skippedRecord++
-			}
-			return nil, err
+			return nil, err // a nil event is a result or diagnostic record
 		}
 		line = event
 	}
