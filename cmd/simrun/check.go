@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -58,7 +57,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.strict, "strict", false, "treat assistant chunks outside any turn as violations, not as a model-replay script")
 	fs.BoolVar(&opts.repair, "repair", false, "close a turn left open at the end of a log with crash repair's synthetic events before checking")
 	paths, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
+	if errors.Is(err, errHelp) {
 		return exitClean
 	}
 	if err != nil {

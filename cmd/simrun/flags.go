@@ -5,6 +5,9 @@ import (
 	"io"
 )
 
+// errHelp is returned when -h was asked for: the usage is printed, exit 0.
+var errHelp = flag.ErrHelp
+
 // parseInterspersed parses flags that may stand before, between or after
 // the positional arguments ("simrun check logs/ --view"), and returns the
 // positional ones. Everything after "--" is positional.

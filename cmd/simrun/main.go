@@ -1,6 +1,7 @@
 // Command simrun is turnsim's command line.
 //
-//	simrun check PATH…   check session logs (files or folders) against the oracle
+//	simrun check PATH…      check session logs (files or folders) against the oracle
+//	simrun scenario FILE…   run scenario files in the deterministic world
 //
 // Exit status: 0 clean, 1 an invariant was violated, 2 bad usage or bad
 // input, 3 an internal error of turnsim itself.
@@ -30,6 +31,9 @@ const usage = `usage: simrun <command> [arguments]
 commands:
   check PATH…   check session logs (files, or folders walked for *.jsonl and
                 *.jsonl.zstd) against turnsim's log-level invariants
+  scenario FILE…
+                run scenario files in the deterministic world: timeline,
+                session log (--trace), oracle
   version       print turnsim's version
 
 Run 'simrun <command> -h' for a command's flags.
@@ -54,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 	switch args[0] {
 	case "check":
 		return runCheck(args[1:], stdout, stderr)
+	case "scenario":
+		return runScenario(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "simrun %s\n", version)
 		return exitClean

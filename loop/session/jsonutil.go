@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 )
 
-// marshal encodes v without HTML escaping, as DSH's JSON.stringify does, so
-// that "<compacted-summary>" stays readable and matches DSH's bytes.
+// Marshal encodes v as compact JSON without HTML escaping, as DSH's
+// JSON.stringify does, so that "<compacted-summary>" stays as it is.
+func Marshal(v any) ([]byte, error) { return marshal(v) }
+
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	if err := writeValue(&b, v); err != nil {

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/loop/view"
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/timeline"
+)
+
+const scenarioUsage = `usage: simrun scenario [--trace OUT] [--view] [--json] [--quiet] FILE…
+
+Runs each scenario file in the deterministic world, prints its timeline
+(virtual ms, turn/step, seq, event, details; world actions marked »), checks
+the log against the oracle, and ends with "N scenarios, V violations, E errors".
+With --trace the v1 session log is written: to OUT for one scenario, or as
+OUT/<name>.jsonl for several.
+
+Exit status: 0 clean, 1 violations, 2 bad scenario files or usage.
+
+flags:
+`
+
+// scenarioResult is one scenario's outcome, as --json prints it.
+type scenarioResult struct {
+	File       string             `json:"file"`
+	Name       string             `json:"name,omitempty"`
+	Events     int                `json:"events"`
+	Requests   int                `json:"requests"`
+	Stopped    string             `json:"stopped,omitempty"`
+	Trace      string             `json:"trace,omitempty"`
+	Violations []oracle.Violation `json:"violations"`
+	Error      string             `json:"error,omitempty"`
+	Nodes      []nodeLine         `json:"nodes,omitempty"`
+}
+
+func runScenario(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("scenario", stderr, scenarioUsage)
+	trace := fs.String("trace", "", "write the v1 session log: a file for one scenario, a folder for several")
+	showView := fs.Bool("view", false, "also print the derived Web nodes")
+	asJSON := fs.Bool("json", false, "print one JSON object per scenario, then a JSON summary object")
+	quiet := fs.Bool("quiet", false, "leave out the timelines")
+	files, err := parseInterspersed(fs, args)
+	if errors.Is(err, errHelp) {
+		return exitClean
+	}
+	if err != nil {
+		return exitUsage
+	}
+	if len(files) == 0 {
+		fmt.Fprint(stderr, "simrun scenario: no FILE given\n\n")
+		fs.Usage()
+		return exitUsage
+	}
+	var nViolations, nErrors int
+	for _, file := range files {
+		res := scenarioFile(file, *trace, len(files) > 1, *showView, !*asJSON && !*quiet, stdout)
+		nViolations += len(res.Violations)
+		if res.Error != "" {
+			nErrors++
+		}
+		if *asJSON {
+			b, _ := json.Marshal(res)
+			fmt.Fprintf(stdout, "%s\n", b)
+		} else {
+			printScenarioResult(stdout, res)
+		}
+	}
+	summary := fmt.Sprintf("%d scenarios, %d violations, %d errors", len(files), nViolations, nErrors)
+	if *asJSON {
+		b, _ := json.Marshal(map[string]int{"scenarios": len(files), "violations": nViolations, "errors": nErrors})
+		fmt.Fprintf(stdout, "%s\n", b)
+		fmt.Fprintln(stderr, summary)
+	} else {
+		fmt.Fprintln(stdout, summary)
+	}
+	switch {
+	case nViolations > 0:
+		return exitViolation
+	case nErrors > 0:
+		return exitUsage
+	}
+	return exitClean
+}
+
+func scenarioFile(file, trace string, several, showView, showTimeline bool, out io.Writer) *scenarioResult {
+	res := &scenarioResult{File: file, Violations: []oracle.Violation{}}
+	s, err := sim.LoadScenario(file)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	res.Name = s.Name
+	run := sim.Run(s)
+	res.Events, res.Requests, res.Stopped = len(run.Events), len(run.Requests), run.Stopped
+	res.Violations = oracle.Check(run.Events, oracle.Options{Strict: true})
+	if showView {
+		res.Nodes = nodeLines(view.Derive(run.Events))
+	}
+	if showTimeline {
+		fmt.Fprintf(out, "== %s (%s)\n", s.Name, file)
+		timeline.Render(out, run.Events, Marks(run.Actions), sim.Epoch.UnixMilli())
+	}
+	if trace != "" {
+		path := trace
+		if several {
+			path = filepath.Join(trace, s.Name+".jsonl")
+		}
+		if err := writeTrace(path, run); err != nil {
+			res.Error = err.Error()
+			return res
+		}
+		res.Trace = path
+	}
+	return res
+}
+
+// Marks converts the world's applied actions for the timeline.
+func Marks(actions []sim.AppliedAction) []timeline.Mark {
+	marks := make([]timeline.Mark, len(actions))
+	for i, a := range actions {
+		marks[i] = timeline.Mark{Seq: a.Seq, TimeMs: a.TimeMs, Text: a.What}
+	}
+	return marks
+}
+
+// writeTrace writes the log atomically: a temporary file, then a rename.
+func writeTrace(path string, run *sim.Result) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".trace-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := session.WriteLog(tmp, run.Header, run.Events); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func printScenarioResult(w io.Writer, res *scenarioResult) {
+	name := res.File
+	switch {
+	case res.Error != "":
+		fmt.Fprintf(w, "%s: error: %s\n", name, res.Error)
+		return
+	case len(res.Violations) == 0:
+		fmt.Fprintf(w, "%s: ok (%d events, %d requests)%s\n", name, res.Events, res.Requests, stoppedNote(res.Stopped))
+	default:
+		for _, v := range res.Violations {
+			fmt.Fprintf(w, "%s: %s\n", name, formatViolation(v))
+		}
+	}
+	for _, n := range res.Nodes {
+		fmt.Fprintf(w, "  %s\n", n.text())
+	}
+	if res.Trace != "" {
+		fmt.Fprintf(w, "  log written to %s\n", res.Trace)
+	}
+}
+
+func stoppedNote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " — " + strings.TrimSpace(s)
+}

@@ -1,0 +1,231 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// Status is the public status: running only while a driver runs.
+type Status string
+
+// Statuses.
+const (
+	StatusIdle    Status = "idle"
+	StatusRunning Status = "running"
+)
+
+// Inbox targets.
+const (
+	NextTurn = "next-turn"
+	NextStep = "next-step"
+)
+
+// ErrDisposed is returned by inputs to a disposed agent.
+var ErrDisposed = errors.New("loop: the agent is disposed")
+
+// Agent is one agent loop writing one session log. It is not safe for
+// concurrent use; see Driver for a goroutine-safe wrapper.
+type Agent struct {
+	log   *session.Log
+	cfg   Config
+	ports Ports
+
+	listeners []namedListener
+	onAppend  []func(*session.Event)
+	onStatus  []func(Status)
+
+	surface Surface
+
+	// inbox
+	nextTurn, nextStep []session.UserMessage
+
+	// phase
+	running       bool
+	lastTurn      int
+	turn, step    int
+	openTurn      int
+	ctx           context.Context
+	cancel        context.CancelCauseFunc
+	cause         *session.Cause // the first cause of the current activity
+	wakeRequested bool
+	disposed      bool
+
+	// per loop instance: whether a request was made yet, and the last
+	// header and context logged
+	requested   bool
+	lastHeader  Target
+	lastContext requestContext
+}
+
+type requestContext struct {
+	provider, model string
+	window          int
+}
+
+// New starts an agent writing to log. The log may hold earlier history
+// (turn numbering continues from its last turn/start).
+func New(log *session.Log, cfg Config, ports Ports) *Agent {
+	a := &Agent{log: log, cfg: cfg, ports: ports}
+	for i := range log.Events() {
+		e := log.At(int64(i))
+		a.surface.apply(e)
+		if t, ok := e.Data.(*session.TurnStart); ok {
+			a.lastTurn = t.Turn
+		}
+	}
+	return a
+}
+
+// Log is the agent's session log.
+func (a *Agent) Log() *session.Log { return a.log }
+
+// Clock, Random and IDs are the agent's ports, for listeners.
+func (a *Agent) Clock() Clock   { return a.ports.Clock }
+func (a *Agent) Random() Random { return a.ports.Random }
+func (a *Agent) IDs() IDs       { return a.ports.IDs }
+
+// Surface is the derived message history.
+func (a *Agent) Surface() *Surface { return &a.surface }
+
+// Status is the public status.
+func (a *Agent) Status() Status {
+	if a.running {
+		return StatusRunning
+	}
+	return StatusIdle
+}
+
+// OpenTurn is the turn between its turn/start and turn/end, or 0.
+func (a *Agent) OpenTurn() int { return a.openTurn }
+
+// OnAppend registers an observer called synchronously after every append.
+// It may call the agent's public API.
+func (a *Agent) OnAppend(f func(*session.Event)) { a.onAppend = append(a.onAppend, f) }
+
+// OnStatus registers an observer of status changes.
+func (a *Agent) OnStatus(f func(Status)) { a.onStatus = append(a.onStatus, f) }
+
+// Append appends a non-surface event and notifies the observers.
+func (a *Agent) Append(p session.Payload) session.Event {
+	return a.notify(a.log.Append(p))
+}
+
+// AppendSurface appends a surface event and notifies the observers.
+func (a *Agent) AppendSurface(p session.Payload, op session.SurfaceOp, sources []int64) session.Event {
+	return a.notify(a.log.AppendSurface(p, op, sources))
+}
+
+func (a *Agent) notify(e session.Event) session.Event {
+	a.surface.apply(&e)
+	for _, f := range slices.Clone(a.onAppend) {
+		f(&e)
+	}
+	return e
+}
+
+func (a *Agent) setStatus(s Status) {
+	a.running = s == StatusRunning
+	for _, f := range slices.Clone(a.onStatus) {
+		f(s)
+	}
+}
+
+// Send appends a message to the inbox target and, with wakeup, wakes the
+// driver (SPEC 2.2). While idle, a waking send runs the driver before it
+// returns.
+func (a *Agent) Send(m session.UserMessage, target string, wakeup bool) error {
+	if a.disposed {
+		return ErrDisposed
+	}
+	wakingAfterAbort := wakeup && a.running && a.ctx != nil && a.ctx.Err() != nil
+	if wakingAfterAbort {
+		target = NextTurn
+	}
+	list := &a.nextStep
+	if target == NextTurn {
+		list = &a.nextTurn
+	}
+	a.Append(&session.InboxSpliced{Target: target, Start: len(*list), Inserted: []session.UserMessage{m}})
+	*list = append(*list, m)
+	if wakeup {
+		a.wakeDriver(wakingAfterAbort)
+	}
+	return nil
+}
+
+// Followup queues a message for the next turn and wakes the driver.
+func (a *Agent) Followup(m session.UserMessage) error { return a.Send(m, NextTurn, true) }
+
+// Steer queues a message for the next step and wakes the driver.
+func (a *Agent) Steer(m session.UserMessage) error { return a.Send(m, NextStep, true) }
+
+// Inject queues a message for the next step without waking the driver.
+func (a *Agent) Inject(m session.UserMessage) error { return a.Send(m, NextStep, false) }
+
+func (a *Agent) wakeDriver(afterAbort bool) {
+	if a.running {
+		if afterAbort && (a.cause == nil || a.cause.Kind != session.CauseDisposed) {
+			a.wakeRequested = true
+		}
+		return
+	}
+	a.drive()
+}
+
+// Cancel cancels the current activity with cause; the first cause wins.
+// Without keepInbox the inbox is cleared durably, even while idle.
+func (a *Agent) Cancel(cause session.Cause, keepInbox bool) {
+	if !keepInbox {
+		a.clearInbox()
+		a.wakeRequested = false
+	}
+	if !a.running || a.ctx == nil {
+		return
+	}
+	if a.cause == nil {
+		c := cause
+		a.cause = &c
+		a.cancel(&CancelError{Cause: c})
+	}
+}
+
+func (a *Agent) clearInbox() {
+	if n := len(a.nextStep); n > 0 {
+		a.Append(&session.InboxSpliced{Target: NextStep, Start: 0, RemovedCount: n, Outcome: "canceled"})
+		a.nextStep = nil
+	}
+	if n := len(a.nextTurn); n > 0 {
+		a.Append(&session.InboxSpliced{Target: NextTurn, Start: 0, RemovedCount: n, Outcome: "canceled"})
+		a.nextTurn = nil
+	}
+}
+
+// Dispose cancels with cause disposed (clearing the inbox); later inputs
+// are refused and no wake is latched. The running turn ends aborted
+// (disposed) when the loop next checks its signal.
+func (a *Agent) Dispose() {
+	if a.disposed {
+		return
+	}
+	a.Cancel(session.Cause{Kind: session.CauseDisposed}, false)
+	a.disposed = true
+}
+
+// Disposed reports whether Dispose was called.
+func (a *Agent) Disposed() bool { return a.disposed }
+
+// signalled reports whether the current activity is cancelled.
+func (a *Agent) signalled() bool { return a.ctx != nil && a.ctx.Err() != nil }
+
+// Signal is the current turn's cancellation context.
+func (a *Agent) Signal() context.Context { return a.ctx }
+
+func (a *Agent) inboxPending() bool { return len(a.nextTurn) > 0 || len(a.nextStep) > 0 }
+
+func (a *Agent) newActivity() {
+	a.ctx, a.cancel = context.WithCancelCause(context.Background())
+	a.cause = nil
+}

@@ -1,0 +1,165 @@
+package loop
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// block is one content block being assembled from an attempt's chunks.
+type block struct {
+	Index int
+	Type  string // "text", "reasoning" or "tool-call"
+	Text  string // text, reasoning, or tool-call arguments
+	ID    string
+	Name  string
+	final json.RawMessage // the block of its block-end chunk
+}
+
+// assembler builds an attempt's content from its chunks, fresh for every
+// attempt so that a failed attempt never feeds the next.
+type assembler struct {
+	order []int // block indexes in stream order
+	byIdx map[int]*block
+	usage json.RawMessage
+}
+
+func (as *assembler) get(index int, typ string) *block {
+	if as.byIdx == nil {
+		as.byIdx = map[int]*block{}
+	}
+	b := as.byIdx[index]
+	if b == nil {
+		b = &block{Index: index, Type: typ}
+		as.byIdx[index] = b
+		as.order = append(as.order, index)
+	}
+	return b
+}
+
+func (as *assembler) feed(c *session.StreamChunk) {
+	switch c.Type {
+	case session.ChunkBlockStart:
+		as.get(c.Index, c.BlockType)
+	case session.ChunkTextDelta:
+		as.get(c.Index, "text").Text += c.Text
+	case session.ChunkReasoningDelta:
+		as.get(c.Index, "reasoning").Text += c.Text
+	case session.ChunkToolCallDelta:
+		b := as.get(c.Index, "tool-call")
+		b.Text += c.ArgumentsDelta
+		if c.ID != "" {
+			b.ID = c.ID
+		}
+		if c.Name != nil {
+			b.Name = *c.Name
+		}
+	case session.ChunkBlockEnd:
+		b := as.get(c.Index, "")
+		b.final = c.Block
+		var fin struct {
+			Type, Text, ID, Name, Arguments string
+		}
+		if json.Unmarshal(c.Block, &fin) == nil {
+			if fin.Type != "" {
+				b.Type = fin.Type
+			}
+			switch fin.Type {
+			case "tool-call":
+				b.ID, b.Name, b.Text = fin.ID, fin.Name, fin.Arguments
+			default:
+				b.Text = fin.Text
+			}
+		}
+	case session.ChunkUsage:
+		as.usage = c.Usage
+	}
+}
+
+// blocks are the assembled blocks in stream order.
+func (as *assembler) blocks() []block {
+	out := make([]block, 0, len(as.order))
+	for _, i := range as.order {
+		out = append(out, *as.byIdx[i])
+	}
+	return out
+}
+
+// interruptedBlocks are the text and reasoning blocks, open or closed, with
+// non-blank text, in stream order; tool calls are dropped.
+func (as *assembler) interruptedBlocks() []block {
+	var out []block
+	for _, b := range as.blocks() {
+		if (b.Type == "text" || b.Type == "reasoning") && strings.TrimSpace(b.Text) != "" {
+			b.final = nil
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func withoutToolCalls(blocks []block) []block {
+	var out []block
+	for _, b := range blocks {
+		if b.Type != "tool-call" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func toolCalls(blocks []block) []block {
+	var out []block
+	for _, b := range blocks {
+		if b.Type == "tool-call" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// encodeBlocks writes message content: a closed block as its block-end
+// carried it, an open one from its deltas.
+func encodeBlocks(blocks []block) json.RawMessage {
+	parts := make([]json.RawMessage, 0, len(blocks))
+	for _, b := range blocks {
+		if b.final != nil {
+			parts = append(parts, b.final)
+			continue
+		}
+		var v any
+		switch b.Type {
+		case "tool-call":
+			v = struct {
+				Type      string `json:"type"`
+				ID        string `json:"id"`
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			}{"tool-call", b.ID, b.Name, b.Text}
+		default:
+			v = struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			}{b.Type, b.Text}
+		}
+		raw, _ := session.Marshal(v)
+		parts = append(parts, raw)
+	}
+	raw, _ := session.Marshal(parts)
+	return raw
+}
+
+func toolResultContent(callID string, out ToolOutcome) json.RawMessage {
+	type text struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	raw, _ := session.Marshal([]struct {
+		Type       string `json:"type"`
+		ToolCallID string `json:"toolCallId"`
+		Content    []text `json:"content"`
+		IsError    bool   `json:"isError"`
+	}{{"tool-result", callID, []text{{"text", out.Text}}, out.IsError}})
+	return raw
+}

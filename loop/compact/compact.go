@@ -1,0 +1,227 @@
+package compact
+
+import (
+	"context"
+	"errors"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// CodeOverflow is the failure code this listener owns.
+const CodeOverflow = "CONTEXT_WINDOW_EXCEEDED"
+
+// Config is the overflow part of compaction-basic's configuration.
+type Config struct {
+	// MaxOverflowRetries bounds consecutive overflow recoveries since the
+	// last model message; 0 disables overflow recovery. DSH's default is 1.
+	MaxOverflowRetries int
+	// MaxTokens caps the summary (DSH's default 8192).
+	MaxTokens int
+	// Pruner, when set, prunes oversized tool results before summarizing.
+	Pruner *PrunerConfig
+}
+
+// DefaultConfig is DSH's default: one overflow recovery, no pruner.
+func DefaultConfig() Config { return Config{MaxOverflowRetries: 1, MaxTokens: 8192} }
+
+// Summarizer makes the one direct model call of a compaction. It is not
+// retried.
+type Summarizer interface {
+	Summarize(ctx context.Context, req SummaryRequest) (Summary, error)
+}
+
+// SummaryRequest is what the summarizer is asked to condense.
+type SummaryRequest struct {
+	Provider, Model string
+	MaxTokens       int
+	Messages        []loop.SurfaceNode
+}
+
+// Summary is the summarizer's answer.
+type Summary struct {
+	Text         string
+	InputTokens  int
+	OutputTokens int
+}
+
+// Compactor is compaction-basic on one agent.
+type Compactor struct {
+	agent      *loop.Agent
+	cfg        Config
+	summarizer Summarizer
+	remove     func()
+	// count is the per-agent counter of consecutive overflow recoveries.
+	count int
+	// associated: an overflow was seen, so any model message resets the
+	// counter.
+	associated bool
+	// Warn receives DSH's warnings; nil drops them.
+	Warn func(string)
+}
+
+// Install registers the overflow listener on the agent, after the
+// listeners registered before it, and the counter's resets.
+func Install(a *loop.Agent, cfg Config, s Summarizer) *Compactor {
+	c := &Compactor{agent: a, cfg: cfg, summarizer: s}
+	c.remove = a.AddRequestErrorListener("compaction-basic", c.Handle)
+	a.OnStatus(func(st loop.Status) {
+		if st == loop.StatusIdle {
+			c.count = 0
+		}
+	})
+	a.OnAppend(func(e *session.Event) {
+		if _, ok := e.Data.(*session.AssistantMessage); ok && c.associated {
+			c.count = 0
+		}
+	})
+	return c
+}
+
+// Count is the current counter.
+func (c *Compactor) Count() int { return c.count }
+
+// Handle is the overflow listener (SPEC 4.2).
+func (c *Compactor) Handle(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
+	if ev.Failure.Code != CodeOverflow || ev.Signal.Err() != nil {
+		return next()
+	}
+	c.associated = true
+	target, ok := routedTarget(ev.Agent.Log())
+	if !ok {
+		return next()
+	}
+	if c.count >= c.cfg.MaxOverflowRetries {
+		return next()
+	}
+	generation := ev.Agent.Surface().ReplaceGeneration()
+	err := c.compact(ev, target)
+	advanced := ev.Agent.Surface().ReplaceGeneration() > generation
+	switch {
+	case err != nil && ev.Signal.Err() == nil && advanced:
+		c.warn("compaction failed after pruning; retrying from the replacement surface: " + err.Error())
+	case err != nil:
+		if ev.Signal.Err() != nil {
+			c.warn("compaction failed; cancellation prevents retry: " + err.Error())
+		} else {
+			c.warn("compaction failed; preserving the original request error: " + err.Error())
+		}
+		return next()
+	case ev.Signal.Err() != nil || !advanced:
+		return next()
+	}
+	c.count++
+	return loop.Retry, nil
+}
+
+func (c *Compactor) warn(msg string) {
+	if c.Warn != nil {
+		c.Warn(msg)
+	}
+}
+
+// routedTarget is the provider and model of the latest request/header.
+func routedTarget(log *session.Log) (loop.Target, bool) {
+	events := log.Events()
+	for i := len(events) - 1; i >= 0; i-- {
+		if h, ok := events[i].Data.(*session.RequestHeader); ok {
+			t := loop.Target{Provider: h.Header.Config.Provider, Model: h.Header.Config.Model}
+			return t, t.Provider != "" && t.Model != ""
+		}
+	}
+	return loop.Target{}, false
+}
+
+// errBusy: another compaction is open.
+var errBusy = errors.New("compaction busy: another compaction is in progress")
+
+// compact runs the overflow compaction (SPEC 4.4): prune, select the range,
+// then one region transaction.
+func (c *Compactor) compact(ev *loop.RequestError, target loop.Target) error {
+	a := ev.Agent
+	if c.cfg.Pruner != nil {
+		c.prune(a)
+	}
+	nodes := a.Surface().Nodes()
+	keepFrom := newestUnit(nodes)
+	if keepFrom <= 0 {
+		return nil // nothing to summarize
+	}
+	shadowed := nodes[:keepFrom]
+	if openCompaction(a.Log()) {
+		return errBusy
+	}
+	turn := a.OpenTurn()
+	if turn == 0 {
+		return errors.New("compaction needs an open turn")
+	}
+	id := a.IDs().NewID(loop.IDCompaction)
+	start := a.Append(&session.CompactionStart{CompactionID: id, Turn: &turn})
+	fail := func(err error) error {
+		a.Append(&session.CompactionEnd{CompactionID: id, Turn: &turn, Error: err.Error()})
+		return err
+	}
+	generation, size := a.Surface().ReplaceGeneration(), len(a.Surface().Nodes())
+	summary, err := c.summarizer.Summarize(ev.Signal, SummaryRequest{Provider: target.Provider, Model: target.Model,
+		MaxTokens: c.cfg.MaxTokens, Messages: append([]loop.SurfaceNode(nil), shadowed...)})
+	if err != nil {
+		return fail(err)
+	}
+	shadowedTokens := 0
+	seqs := make([]int64, len(shadowed))
+	for i, n := range shadowed {
+		shadowedTokens += n.Tokens
+		seqs[i] = n.Seq
+	}
+	framed := loop.EstimateTokens(checkpointPreamble + "\n\n<compacted-summary>" + summary.Text + "</compacted-summary>")
+	if framed >= shadowedTokens {
+		return fail(errors.New("summary is not smaller than the shadowed content"))
+	}
+	if a.Surface().ReplaceGeneration() != generation || len(a.Surface().Nodes()) != size {
+		return fail(errors.New("the surface changed during compaction"))
+	}
+	blocks := summaryBlocks(summary.Text)
+	maxTokens := c.cfg.MaxTokens
+	sum := a.Append(&session.CompactionSummary{CompactionID: id, Summary: blocks, RawOutput: blocks, LLMStreamCall: true,
+		ShadowedRange: session.SeqRange{Start: seqs[0], End: seqs[len(seqs)-1]}, ShadowedSeqs: seqs,
+		ShadowedTokenCount: int64(shadowedTokens), Provider: target.Provider, Model: target.Model,
+		MaxTokens: &maxTokens, Usage: usage(summary)})
+	a.AppendSurface(&session.UserMessage{
+		Content: checkpointContent(summary.Text),
+		Source:  session.Source{Kind: "plugin", Plugin: "compact", CompactionID: id},
+		Role:    "user",
+		ID:      a.IDs().NewID(loop.IDMessage),
+	}, session.SurfaceOp{Op: session.SurfaceReplace, Start: seqs[0], End: seqs[len(seqs)-1]},
+		append([]int64{start.Seq, sum.Seq}, seqs...))
+	a.Append(&session.CompactionEnd{CompactionID: id, Turn: &turn})
+	return nil
+}
+
+// newestUnit is the index where the newest indivisible unit begins: an
+// assistant message with tool calls is never separated from its results.
+func newestUnit(nodes []loop.SurfaceNode) int {
+	i := len(nodes) - 1
+	for i > 0 && nodes[i].Kind == loop.NodeTool {
+		i--
+	}
+	return max(i, 0)
+}
+
+// openCompaction reports an unmatched compaction/start after the last
+// session/end-seed.
+func openCompaction(log *session.Log) bool {
+	events := log.Events()
+	open := false
+	for i := len(events) - 1; i >= 0; i-- {
+		switch events[i].Data.(type) {
+		case *session.SessionEndSeed:
+			return open
+		case *session.CompactionEnd:
+			return open
+		case *session.CompactionStart:
+			open = true
+			return open
+		}
+	}
+	return open
+}

@@ -1,0 +1,181 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// stepOutcome is what a step concluded.
+type stepOutcome int
+
+const (
+	outcomeNone      stepOutcome = iota // tool calls ran; the turn goes on
+	outcomeCompleted                    // a reply without tool calls
+	outcomeMaxTokens                    // the reply hit max tokens
+)
+
+// errAborted is returned where the loop observed its signal.
+var errAborted = errors.New("loop: turn signal aborted")
+
+// drive runs the driver: turns while they continue, then idle (SPEC 2.3).
+func (a *Agent) drive() {
+	for {
+		a.newActivity()
+		a.turn, a.step = a.lastTurn, 0
+		a.setStatus(StatusRunning)
+		for a.runTurn() {
+		}
+		a.setStatus(StatusIdle)
+		if !(a.wakeRequested && a.inboxPending()) || a.disposed {
+			a.wakeRequested = false
+			return
+		}
+		a.wakeRequested = false
+	}
+}
+
+// runTurn runs one turn and reports whether the driver continues with
+// another.
+func (a *Agent) runTurn() bool {
+	if a.signalled() {
+		return false // no turn/start
+	}
+	a.turn++
+	a.lastTurn = a.turn
+	a.openTurn = a.turn
+	a.Append(&session.TurnStart{Turn: a.turn})
+	reason, err := a.turnBody()
+	if err != nil {
+		if a.signalled() {
+			reason = session.TurnEndReason{Kind: session.EndAborted, Cause: a.cause}
+		} else {
+			f := failureOf(err)
+			reason = session.TurnEndReason{Kind: session.EndError, Error: &f}
+		}
+	}
+	a.Append(&session.TurnEnd{Turn: a.turn, Reason: reason})
+	a.openTurn = 0
+	if err != nil {
+		return false
+	}
+	if a.inboxPending() {
+		a.newActivity()
+		a.wakeRequested = false
+		a.step = 0
+		return true
+	}
+	return false
+}
+
+// turnBody runs the steps of a turn and returns its end reason.
+func (a *Agent) turnBody() (session.TurnEndReason, error) {
+	boundary := NextTurn
+	outcome := outcomeNone
+	hasOutcome := false
+	steps := 0
+	for {
+		if a.signalled() {
+			return session.TurnEndReason{}, errAborted
+		}
+		step := a.step + 1
+		batch := a.claim(boundary)
+		// System prompt assembly and the pre-step waterfall are awaits
+		// in DSH; their stand-ins decide nothing, but the signal is
+		// checked after each.
+		if a.signalled() {
+			return session.TurnEndReason{}, errAborted
+		}
+		if hasOutcome && len(batch) == 0 {
+			break
+		}
+		if steps == 0 && len(batch) == 0 {
+			return session.TurnEndReason{Kind: session.EndCompleted}, nil // a turn with no step
+		}
+		if a.signalled() {
+			return session.TurnEndReason{}, errAborted
+		}
+		a.Append(&session.StepStart{Turn: a.turn, Step: step})
+		a.step = step
+		steps++
+		for i := range batch {
+			a.AppendSurface(&batch[i], session.SurfaceOp{Op: session.SurfaceAppend}, nil)
+		}
+		out, err := a.runStep()
+		a.Append(&session.StepEnd{Turn: a.turn, Step: step})
+		if err != nil {
+			return session.TurnEndReason{}, err
+		}
+		if !hasOutcome || outcome != outcomeMaxTokens {
+			if out != outcomeNone {
+				outcome, hasOutcome = out, true
+			}
+		}
+		if a.signalled() {
+			return session.TurnEndReason{}, errAborted
+		}
+		if hasOutcome && len(a.nextStep) == 0 {
+			// agent/turn-stopping: no listener here; check the signal.
+			if a.signalled() {
+				return session.TurnEndReason{}, errAborted
+			}
+			if len(a.nextStep) == 0 {
+				break
+			}
+		}
+		boundary = NextStep
+	}
+	if outcome == outcomeMaxTokens {
+		return session.TurnEndReason{Kind: session.EndMaxTokens}, nil
+	}
+	return session.TurnEndReason{Kind: session.EndCompleted}, nil
+}
+
+// claim takes the batch of a step: all of next-step, and at a turn
+// boundary the first next-turn message. The next-step splice comes first.
+func (a *Agent) claim(boundary string) []session.UserMessage {
+	var batch []session.UserMessage
+	if n := len(a.nextStep); n > 0 {
+		a.Append(&session.InboxSpliced{Target: NextStep, Start: 0, RemovedCount: n})
+		batch = append(batch, a.nextStep...)
+		a.nextStep = nil
+	}
+	if boundary == NextTurn && len(a.nextTurn) > 0 {
+		a.Append(&session.InboxSpliced{Target: NextTurn, Start: 0, RemovedCount: 1})
+		first := a.nextTurn[0]
+		a.nextTurn = a.nextTurn[1:]
+		batch = append([]session.UserMessage{first}, batch...)
+	}
+	return batch
+}
+
+// failureOf is the LlmFailure a turn ends with: an LLM error's own, or
+// UNKNOWN with the rendered cause chain.
+func failureOf(err error) session.LlmFailure {
+	var le *LLMError
+	if errors.As(err, &le) {
+		return le.Failure
+	}
+	return session.LlmFailure{Message: renderCause(err), Code: "UNKNOWN"}
+}
+
+func renderCause(err error) string {
+	msg := err.Error()
+	if msg == "" {
+		return fmt.Sprintf("%T", err)
+	}
+	return msg
+}
+
+// check returns errAborted when the turn signal is aborted.
+func (a *Agent) check() error {
+	if a.signalled() {
+		return errAborted
+	}
+	return nil
+}
+
+// context of the turn, for ports.
+func (a *Agent) turnContext() context.Context { return a.ctx }

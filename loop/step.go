@@ -1,0 +1,234 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// runStep runs the attempts of the open step until one succeeds or the
+// waterfall lets a failure end the turn (SPEC 2.4–2.7). Retries stay in the
+// same turn and step: no new step/start, no pre-step, no status change.
+func (a *Agent) runStep() (stepOutcome, error) {
+	for attempt := 1; ; attempt++ {
+		req, route, err := a.prepare(attempt)
+		if err != nil {
+			return outcomeNone, err
+		}
+		result, err := a.stream(req, route)
+		if err != nil {
+			return outcomeNone, err
+		}
+		if !result.finish.Failed() {
+			return a.succeed(req, result)
+		}
+		ev := &RequestError{Agent: a, Turn: a.turn, Step: a.step, Provider: req.Provider,
+			Failure: *result.finish.Reason.Failure, Signal: a.ctx}
+		if route != nil {
+			ev.RetryPolicy = route.RetryPolicy
+		}
+		action, err := a.runWaterfall(ev)
+		// The recheck closes the race of a cancel that lands after a
+		// listener decided to retry: no retry on a cancelled turn.
+		if a.signalled() {
+			return outcomeNone, errAborted
+		}
+		if err != nil {
+			return outcomeNone, err
+		}
+		if action != Retry {
+			return outcomeNone, &LLMError{Failure: ev.Failure}
+		}
+	}
+}
+
+// prepare builds an attempt's request: the route, the header and context
+// records, and the derived messages.
+func (a *Agent) prepare(attempt int) (*Request, *Route, error) {
+	target := a.cfg.Target
+	if a.cfg.RequestHook != nil {
+		target = a.cfg.RequestHook(a.turn, a.step, attempt, target)
+	}
+	if err := a.check(); err != nil {
+		return nil, nil, err
+	}
+	if target.Provider == "" || target.Model == "" {
+		return nil, nil, errors.New("no provider or model is configured for the request")
+	}
+	route := a.cfg.Routes[target.Provider] // nil: NO_ADAPTER, tolerated here
+	if err := a.check(); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case !a.requested:
+		reason := "initial"
+		if a.hasHeader() {
+			reason = "resume"
+		}
+		a.appendHeader(target, reason)
+	case target != a.lastHeader:
+		a.appendHeader(target, "change")
+	}
+	a.requested = true
+	ctx := requestContext{provider: target.Provider, model: target.Model}
+	if route != nil {
+		ctx.window = route.ContextWindow
+	}
+	if ctx != a.lastContext {
+		rc := &session.RequestContext{Provider: ctx.provider, Model: ctx.model}
+		if ctx.window > 0 {
+			w := ctx.window
+			rc.ContextWindow = &w
+		}
+		a.Append(rc)
+		a.lastContext = ctx
+	}
+	if err := a.check(); err != nil {
+		return nil, nil, err
+	}
+	req := &Request{Turn: a.turn, Step: a.step, Attempt: attempt, Provider: target.Provider, Model: target.Model,
+		MaxTokens: a.cfg.MaxTokens, Messages: append([]SurfaceNode(nil), a.surface.Nodes()...)}
+	return req, route, nil
+}
+
+func (a *Agent) hasHeader() bool {
+	for _, e := range a.log.Events() {
+		if _, ok := e.Data.(*session.RequestHeader); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *Agent) appendHeader(t Target, reason string) {
+	a.Append(&session.RequestHeader{Header: session.RequestHeaderBody{Config: session.RequestConfig{Provider: t.Provider, Model: t.Model}}, Reason: reason})
+	a.lastHeader = t
+}
+
+// attemptResult is a streamed attempt: its chunks and how it finished.
+type attemptResult struct {
+	chunks    []int64 // seqs of this attempt's chunks
+	assembler assembler
+	finish    session.StreamChunk
+}
+
+// stream runs one attempt. Whatever the model throws becomes the attempt's
+// finish chunk at the adapter boundary (SPEC 2.5); a cancelled turn takes
+// the interrupted path instead and never logs that finish.
+func (a *Agent) stream(req *Request, route *Route) (*attemptResult, error) {
+	res := &attemptResult{}
+	var s Stream
+	var err error
+	if route == nil {
+		err = &LLMError{Failure: session.LlmFailure{Code: "NO_ADAPTER",
+			Message: fmt.Sprintf("no adapter registered for provider %q", req.Provider)}}
+	} else {
+		s, err = a.ports.Model.Stream(a.ctx, req)
+	}
+	finished := false
+	for !finished {
+		var c session.StreamChunk
+		if err == nil {
+			c, err = s.Next(a.ctx)
+		}
+		switch {
+		case err == io.EOF:
+			// A stream without a finish chunk counts as stop; only the
+			// chunks it sent are logged.
+			res.finish = session.StreamChunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishStop}}
+			finished = true
+			continue
+		case err != nil:
+			c = a.boundaryFinish(err)
+		}
+		if a.signalled() {
+			return nil, a.interrupt(req, res)
+		}
+		e := a.Append(&session.AssistantChunk{Turn: a.turn, Step: a.step, Chunk: c})
+		res.chunks = append(res.chunks, e.Seq)
+		res.assembler.feed(&c)
+		if c.Type == session.ChunkFinish {
+			res.finish = c
+			finished = true
+		}
+	}
+	if a.signalled() {
+		return nil, a.interrupt(req, res)
+	}
+	return res, nil
+}
+
+// boundaryFinish is the runtime's final adapter boundary: a thrown failure
+// becomes an aborted or error finish chunk.
+func (a *Agent) boundaryFinish(err error) session.StreamChunk {
+	f := failureOf(err)
+	kind := session.FinishError
+	if f.Code == "ABORTED" {
+		kind = session.FinishAborted
+	}
+	return session.StreamChunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: kind, Failure: &f}}
+}
+
+// interrupt writes the interrupted message of a cancelled attempt when it
+// streamed non-blank text or reasoning, and ends the step.
+func (a *Agent) interrupt(req *Request, res *attemptResult) error {
+	if blocks := res.assembler.interruptedBlocks(); len(blocks) > 0 {
+		msg := &session.AssistantMessage{Turn: a.turn, Step: a.step, Interrupted: true,
+			Message: a.assistantBody(req, blocks), Usage: res.assembler.usage}
+		a.AppendSurface(msg, session.SurfaceOp{Op: session.SurfaceAppend}, res.chunks)
+	}
+	return errAborted
+}
+
+func (a *Agent) assistantBody(req *Request, blocks []block) session.AssistantBody {
+	return session.AssistantBody{Role: "assistant", Content: encodeBlocks(blocks),
+		Source: session.Source{Kind: "model", Provider: req.Provider, Model: req.Model},
+		ID:     a.ports.IDs.NewID(IDMessage)}
+}
+
+// succeed appends the attempt's message and runs its tool calls.
+func (a *Agent) succeed(req *Request, res *attemptResult) (stepOutcome, error) {
+	blocks := res.assembler.blocks()
+	maxTokens := res.finish.Reason.Kind == session.FinishMaxTokens
+	if maxTokens {
+		blocks = withoutToolCalls(blocks)
+	}
+	body := a.assistantBody(req, blocks)
+	body.Source.ReplayState = res.finish.ReplayState
+	a.AppendSurface(&session.AssistantMessage{Turn: a.turn, Step: a.step, Message: body, Usage: res.assembler.usage},
+		session.SurfaceOp{Op: session.SurfaceAppend}, res.chunks)
+	if maxTokens {
+		return outcomeMaxTokens, nil
+	}
+	calls := toolCalls(blocks)
+	if len(calls) == 0 {
+		return outcomeCompleted, nil
+	}
+	a.runTools(calls)
+	return outcomeNone, nil
+}
+
+// runTools runs the calls in model order; after a cancel the remaining
+// calls get a synthetic call and an aborted result.
+func (a *Agent) runTools(calls []block) {
+	for _, c := range calls {
+		call := ToolCall{Turn: a.turn, Step: a.step, ID: c.ID, Name: c.Name, Arguments: c.Text}
+		callEvent := a.Append(&session.ToolCall{Turn: a.turn, Step: a.step, CallID: c.ID, Name: c.Name, Arguments: c.Text})
+		var out ToolOutcome
+		var toolErr *session.ToolError
+		if a.signalled() {
+			out = ToolOutcome{Text: "Error: tool call aborted before dispatch", IsError: true}
+			toolErr = &session.ToolError{Name: "AbortError", Code: "ABORTED_BEFORE_DISPATCH"}
+		} else {
+			out = a.ports.Tools.Run(a.ctx, call)
+		}
+		a.AppendSurface(&session.ToolResult{Turn: a.turn, Step: a.step, Error: toolErr, Message: &session.UserMessage{
+			Content: toolResultContent(c.ID, out),
+			Source:  session.Source{Kind: "tool", CallID: c.ID},
+			Role:    "user",
+			ID:      a.ports.IDs.NewID(IDMessage),
+		}}, session.SurfaceOp{Op: session.SurfaceAppend}, []int64{callEvent.Seq})
+	}
+}

@@ -1,0 +1,129 @@
+package loop
+
+import (
+	"encoding/json"
+
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// SurfaceNode is one model-visible message: a user message, an assistant
+// message or a tool result, as the surface events left it.
+type SurfaceNode struct {
+	Seq  int64
+	Kind string // "user", "assistant" or "tool"
+	// Text is the message's text content, joined.
+	Text string
+	// Tokens is the node's estimated size (see EstimateTokens).
+	Tokens int
+	// ToolCalls are an assistant node's tool-call ids; CallID is a tool
+	// result's call.
+	ToolCalls []string
+	CallID    string
+}
+
+// Surface kinds.
+const (
+	NodeUser      = "user"
+	NodeAssistant = "assistant"
+	NodeTool      = "tool"
+)
+
+// EstimateTokens is turnsim's size estimate: one token per four bytes of
+// text, rounded up. It decides natural overflow and compaction's shrink
+// check; DSH's own estimator is not part of the log.
+func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
+
+// Surface is the derived message history: surface events applied in order,
+// replacements in place.
+type Surface struct {
+	nodes []SurfaceNode
+	// generation counts committed replacements (pruning and checkpoints).
+	generation int
+}
+
+// Nodes are the current messages, oldest first. The slice must not be
+// modified.
+func (s *Surface) Nodes() []SurfaceNode { return s.nodes }
+
+// ReplaceGeneration is the monotonic count of committed replacements.
+func (s *Surface) ReplaceGeneration() int { return s.generation }
+
+// Tokens is the estimated size of the whole surface.
+func (s *Surface) Tokens() int {
+	n := 0
+	for _, node := range s.nodes {
+		n += node.Tokens
+	}
+	return n
+}
+
+// apply updates the surface with a surface event.
+func (s *Surface) apply(e *session.Event) {
+	node, ok := surfaceNode(e)
+	if !ok || e.SurfaceOp == nil {
+		return
+	}
+	if e.SurfaceOp.Op != session.SurfaceReplace {
+		s.nodes = append(s.nodes, node)
+		return
+	}
+	first, last := -1, -1
+	for i, n := range s.nodes {
+		if n.Seq >= e.SurfaceOp.Start && n.Seq <= e.SurfaceOp.End {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return
+	}
+	s.nodes = append(s.nodes[:first], append([]SurfaceNode{node}, s.nodes[last+1:]...)...)
+	s.generation++
+}
+
+func surfaceNode(e *session.Event) (SurfaceNode, bool) {
+	switch p := e.Data.(type) {
+	case *session.UserMessage:
+		text := contentText(p.Content)
+		return SurfaceNode{Seq: e.Seq, Kind: NodeUser, Text: text, Tokens: EstimateTokens(text)}, true
+	case *session.AssistantMessage:
+		text := contentText(p.Message.Content)
+		return SurfaceNode{Seq: e.Seq, Kind: NodeAssistant, Text: text, Tokens: EstimateTokens(text),
+			ToolCalls: session.ToolCallIDs(p.Message.Content)}, true
+	case *session.ToolResult:
+		text := ""
+		if p.Message != nil {
+			text = contentText(p.Message.Content)
+		}
+		return SurfaceNode{Seq: e.Seq, Kind: NodeTool, Text: text, Tokens: EstimateTokens(text), CallID: p.CallID()}, true
+	}
+	return SurfaceNode{}, false
+}
+
+// contentText joins the text of content blocks, nested tool-result content
+// and tool-call arguments included.
+func contentText(content json.RawMessage) string {
+	var blocks []struct {
+		Type      string          `json:"type"`
+		Text      string          `json:"text"`
+		Arguments string          `json:"arguments"`
+		Content   json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return ""
+	}
+	var out []byte
+	for _, b := range blocks {
+		switch {
+		case b.Text != "":
+			out = append(out, b.Text...)
+		case b.Arguments != "":
+			out = append(out, b.Arguments...)
+		case len(b.Content) > 0:
+			out = append(out, contentText(b.Content)...)
+		}
+	}
+	return string(out)
+}

@@ -1,0 +1,5 @@
+// Package scenarios holds turnsim's named scenario files (*.json here) with
+// their golden logs and views (testdata/). Its tests run every scenario in
+// the deterministic world and compare; see the README's "Scenario files"
+// for the format.
+package scenarios

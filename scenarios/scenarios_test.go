@@ -1,0 +1,167 @@
+package scenarios
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/loop/view"
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files (read their diff first)")
+
+func scenarioFiles(t *testing.T) []string {
+	files, err := filepath.Glob("*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 25 {
+		t.Fatalf("%d scenario files, want at least 25", len(files))
+	}
+	return files
+}
+
+// TestGoldens runs every scenario and compares its v1 log and its view with
+// the golden files; each run must also pass the oracle under Strict and
+// give the same bytes twice.
+func TestGoldens(t *testing.T) {
+	for _, file := range scenarioFiles(t) {
+		t.Run(strings.TrimSuffix(file, ".json"), func(t *testing.T) {
+			s, err := sim.LoadScenario(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Name+".json" != file {
+				t.Errorf("scenario name %q does not match its file %s", s.Name, file)
+			}
+			res := sim.Run(s)
+			if res.Stopped != "" {
+				t.Errorf("the run stopped early: %s", res.Stopped)
+			}
+			for _, v := range oracle.Check(res.Events, oracle.Options{Strict: true}) {
+				t.Errorf("violation: %s", v)
+			}
+			log := logBytes(t, res)
+			if again := logBytes(t, sim.Run(s)); !bytes.Equal(log, again) {
+				t.Errorf("two runs of the same scenario wrote different logs:\n%s", cmp.Diff(string(log), string(again)))
+			}
+			golden(t, filepath.Join("testdata", s.Name+".log.jsonl"), log)
+			golden(t, filepath.Join("testdata", s.Name+".view.txt"), []byte(describe(res)))
+			checkDelays(t, s, res.Events)
+		})
+	}
+}
+
+func logBytes(t *testing.T, res *sim.Result) []byte {
+	var b bytes.Buffer
+	if err := session.WriteLog(&b, res.Header, res.Events); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run 'go test ./scenarios -update' to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+// describe is the view golden: the Web nodes, the requests the model
+// received (with the seqs of the messages they carried), the statuses and
+// the warnings of a run.
+func describe(res *sim.Result) string {
+	var b strings.Builder
+	nodes := view.Derive(res.Events)
+	b.WriteString("nodes:\n")
+	for _, n := range nodes.ModelRetries {
+		var states []string
+		for _, a := range n.Attempts {
+			states = append(states, string(a.State))
+		}
+		fmt.Fprintf(&b, "  model-retry seq %d turn %d step %d: %s [%s]\n", n.Seq, n.Turn, n.Step, n.Label(), strings.Join(states, ", "))
+	}
+	for _, n := range nodes.TurnErrors {
+		fmt.Fprintf(&b, "  turn-error seq %d turn %d step %d: %s\n", n.Seq, n.Turn, n.Step, n.Text())
+	}
+	b.WriteString("requests:\n")
+	for i, r := range res.Requests {
+		fmt.Fprintf(&b, "  %d: at %vms turn %d step %d attempt %d to %s, messages %v\n", i+1, r.TimeMs, r.Turn, r.Step, r.Attempt, r.Provider, r.Messages)
+	}
+	fmt.Fprintf(&b, "summaries: %d\n", res.Summaries)
+	var statuses []string
+	for _, s := range res.Statuses {
+		statuses = append(statuses, string(s))
+	}
+	fmt.Fprintf(&b, "statuses: %s\n", strings.Join(statuses, ", "))
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	return b.String()
+}
+
+// checkDelays checks every llm/retry's delayMs against SPEC 3.5, computed
+// here from the spec's text, not from loop/retry: the provider's
+// Retry-After when within the cap, else the formula with the scenario's
+// next random sample. It also checks that the next attempt waited delayMs
+// of virtual time (log times are whole milliseconds).
+func checkDelays(t *testing.T, s *sim.Scenario, events []session.Event) {
+	sample := 0
+	for i := range events {
+		r, ok := events[i].Data.(*session.LLMRetry)
+		if !ok {
+			continue
+		}
+		p := s.RetryPolicy
+		var want float64
+		if ra := r.Failure.ProviderRetryAfterMs; ra != nil && *ra <= p.MaxDelayMs {
+			want = *ra
+		} else {
+			random := s.Random[sample%len(s.Random)]
+			sample++
+			want = specDelay(p, r.Retry, random)
+		}
+		if r.DelayMs != want {
+			t.Errorf("seq %d: delayMs %v, SPEC 3.5 gives %v", events[i].Seq, r.DelayMs, want)
+		}
+		for j := i + 1; j < len(events); j++ {
+			if st, ok := events[j].Data.(*session.LLMRetryStarted); ok && st.RetryID == r.RetryID && st.Retry == r.Retry {
+				waited := float64(events[j].Time - events[i].Time)
+				if math.Abs(waited-r.DelayMs) >= 1 {
+					t.Errorf("seq %d: retry %d started %vms after its llm/retry, want %vms", events[j].Seq, r.Retry, waited, r.DelayMs)
+				}
+			}
+		}
+	}
+}
+
+// specDelay is SPEC 3.5, transcribed: exponent = min(n−1, 1024);
+// exponential = min(initial × 2^exponent, max); jitter = (1 − ratio) +
+// (2 × ratio × r); delay = min(exponential × jitter, max).
+func specDelay(p *loop.RetryPolicy, n int, r float64) float64 {
+	exponent := math.Min(float64(n-1), 1024)
+	exponential := math.Min(float64(p.InitialDelayMs*math.Pow(2, exponent)), p.MaxDelayMs)
+	jitter := float64(1-p.JitterRatio) + float64(float64(2*p.JitterRatio)*r)
+	return math.Min(float64(exponential*jitter), p.MaxDelayMs)
+}

@@ -1,0 +1,87 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// Epoch is virtual time zero: 2026-01-01T00:00:00Z. Log times are epoch
+// milliseconds from here.
+var Epoch = time.UnixMilli(1767225600000).UTC()
+
+// Forever is a sleep without deadline.
+const Forever = time.Duration(math.MaxInt64)
+
+// timed is a world action scheduled at a virtual time.
+type timed struct {
+	at    time.Duration
+	order int // insertion order breaks ties
+	apply func()
+}
+
+// Clock is the virtual clock: now, and a queue of timed world actions.
+type Clock struct {
+	now   time.Duration
+	queue []timed // sorted by (at, order)
+	added int
+}
+
+// Now is the virtual time.
+func (c *Clock) Now() time.Time { return Epoch.Add(c.now) }
+
+// Elapsed is the virtual time since Epoch.
+func (c *Clock) Elapsed() time.Duration { return c.now }
+
+// At schedules f at virtual time at (clamped to now); actions at the same
+// time run in the order they were scheduled.
+func (c *Clock) At(at time.Duration, f func()) {
+	t := timed{at: max(at, c.now), order: c.added, apply: f}
+	c.added++
+	i := len(c.queue)
+	for i > 0 && (c.queue[i-1].at > t.at) {
+		i--
+	}
+	c.queue = append(c.queue, timed{})
+	copy(c.queue[i+1:], c.queue[i:])
+	c.queue[i] = t
+}
+
+// Pending is the number of scheduled actions.
+func (c *Clock) Pending() int { return len(c.queue) }
+
+// Sleep advances virtual time by d, applying every action scheduled before
+// the deadline in order; it returns the context's cause as soon as an
+// action (or anything before) cancelled ctx.
+func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
+	deadline := Forever
+	if d < Forever-c.now {
+		deadline = c.now + d
+	}
+	for {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if len(c.queue) == 0 || c.queue[0].at > deadline {
+			if deadline == Forever {
+				// Nothing can ever wake this sleeper: the run is stuck.
+				panic(stalled{at: c.now})
+			}
+			c.now = deadline
+			return nil
+		}
+		c.runNext()
+	}
+}
+
+// runNext applies the earliest action.
+func (c *Clock) runNext() {
+	t := c.queue[0]
+	c.queue = c.queue[1:]
+	c.now = max(c.now, t.at)
+	t.apply()
+}
+
+// stalled is raised (and recovered by the world) when a sleep without
+// deadline has no world action left that could end it.
+type stalled struct{ at time.Duration }

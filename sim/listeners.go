@@ -1,0 +1,45 @@
+package sim
+
+import (
+	"errors"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// Test listeners a scenario can put in its listenerOrder: the listeners
+// DSH's own tests install around llm-retry and compaction.
+const (
+	// ListenerAlwaysRetry answers every failure with retry (a policy
+	// author's listener that owns every failure).
+	ListenerAlwaysRetry = "always-retry"
+	// ListenerThrow throws from the waterfall.
+	ListenerThrow = "throw"
+	// ListenerCancelThenNext cancels the turn (user) and calls next().
+	ListenerCancelThenNext = "cancel-then-next"
+	// ListenerCancelThenRetry cancels the turn (user) and returns retry.
+	ListenerCancelThenRetry = "cancel-then-retry"
+)
+
+// errListenerThrew is what the throwing test listener throws.
+var errListenerThrew = errors.New("request-error listener threw")
+
+func testListener(name string) loop.RequestErrorListener {
+	switch name {
+	case ListenerAlwaysRetry:
+		return func(*loop.RequestError, loop.Next) (loop.Action, error) { return loop.Retry, nil }
+	case ListenerThrow:
+		return func(*loop.RequestError, loop.Next) (loop.Action, error) { return loop.NoAction, errListenerThrew }
+	case ListenerCancelThenNext:
+		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
+			ev.Agent.Cancel(session.Cause{Kind: session.CauseUser}, false)
+			return next()
+		}
+	case ListenerCancelThenRetry:
+		return func(ev *loop.RequestError, _ loop.Next) (loop.Action, error) {
+			ev.Agent.Cancel(session.Cause{Kind: session.CauseUser}, false)
+			return loop.Retry, nil
+		}
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/compact"
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// RequestRecord is one request the scripted model received.
+type RequestRecord struct {
+	TimeMs   float64 // virtual ms when dispatched
+	Turn     int
+	Step     int
+	Attempt  int
+	Provider string
+	// Messages are the seqs of the surface nodes the request carried.
+	Messages []int64
+}
+
+// scriptedModel answers requests from the scenario's list, then "ok".
+type scriptedModel struct {
+	w    *World
+	next int
+}
+
+func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Stream, error) {
+	out := Outcome{Text: ptr("ok")}
+	if m.next < len(m.w.scenario.Requests) {
+		out = m.w.scenario.Requests[m.next]
+	}
+	n := m.next
+	m.next++
+	rec := RequestRecord{TimeMs: ms(m.w.clock.Elapsed()), Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Provider: req.Provider}
+	for _, node := range req.Messages {
+		rec.Messages = append(rec.Messages, node.Seq)
+	}
+	m.w.requests = append(m.w.requests, rec)
+	return &scriptedStream{w: m.w, out: out, chunks: chunksOf(&out, n)}, nil
+}
+
+// scriptedStream plays one outcome: latency, its chunks, then the end.
+type scriptedStream struct {
+	w      *World
+	out    Outcome
+	chunks []session.StreamChunk
+	i      int
+	waited bool
+}
+
+func (s *scriptedStream) Next(ctx context.Context) (session.StreamChunk, error) {
+	if !s.waited {
+		s.waited = true
+		if err := s.w.clock.Sleep(ctx, duration(s.out.LatencyMs)); err != nil {
+			return session.StreamChunk{}, err
+		}
+	}
+	switch {
+	case s.out.Hang:
+		// The stream stalls; the adapter's idle watchdog ends it.
+		if err := s.w.clock.Sleep(ctx, s.w.idleTimeout()); err != nil {
+			return session.StreamChunk{}, err
+		}
+		return session.StreamChunk{}, &loop.LLMError{Failure: session.LlmFailure{Code: "TIMEOUT",
+			Message: fmt.Sprintf("stream idle for %v ms", s.w.scenario.StreamIdleTimeoutMs)}}
+	case s.out.Fail != nil && s.i >= len(s.chunks):
+		return session.StreamChunk{}, &loop.LLMError{Failure: *s.out.Fail}
+	case s.i >= len(s.chunks):
+		return session.StreamChunk{}, io.EOF
+	}
+	c := s.chunks[s.i]
+	s.i++
+	return c, nil
+}
+
+// chunksOf is what an outcome streams; a failure streams the first
+// AfterChunks chunks of its Stream (default: a text response).
+func chunksOf(out *Outcome, request int) []session.StreamChunk {
+	if out.Fail != nil {
+		stream := out.Stream
+		if stream == nil {
+			stream = &Outcome{Text: ptr("partial output")}
+		}
+		all := chunksOf(stream, request)
+		return all[:min(out.AfterChunks, len(all))]
+	}
+	usage := session.StreamChunk{Type: session.ChunkUsage, Usage: []byte(`{"inputTokens":12,"outputTokens":3}`)}
+	finish := func(kind string) session.StreamChunk {
+		return session.StreamChunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: kind}}
+	}
+	switch {
+	case out.Text != nil:
+		return append(textBlock(0, *out.Text), usage, finish(session.FinishStop))
+	case out.MaxTokens != nil:
+		return append(textBlock(0, *out.MaxTokens), usage, finish(session.FinishMaxTokens))
+	case len(out.ToolCalls) > 0:
+		var cs []session.StreamChunk
+		for k, call := range out.ToolCalls {
+			id := toolCallID(request, k)
+			name := call.Name
+			block, _ := session.Marshal(struct {
+				Type      string `json:"type"`
+				ID        string `json:"id"`
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			}{"tool-call", id, name, call.Arguments})
+			cs = append(cs,
+				session.StreamChunk{Type: session.ChunkBlockStart, Index: k, BlockType: "tool-call"},
+				session.StreamChunk{Type: session.ChunkToolCallDelta, Index: k, ID: id, Name: &name, ArgumentsDelta: call.Arguments},
+				session.StreamChunk{Type: session.ChunkBlockEnd, Index: k, Block: block})
+		}
+		return append(cs, usage, finish(session.FinishToolCalls))
+	}
+	return nil
+}
+
+func textBlock(index int, text string) []session.StreamChunk {
+	block, _ := session.Marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{"text", text})
+	return []session.StreamChunk{
+		{Type: session.ChunkBlockStart, Index: index, BlockType: "text"},
+		{Type: session.ChunkTextDelta, Index: index, Text: text},
+		{Type: session.ChunkBlockEnd, Index: index, Block: block},
+	}
+}
+
+func toolCallID(request, k int) string { return fmt.Sprintf("call-%d-%d", request+1, k+1) }
+
+// scriptedTools answers each call with the result its request scripted.
+type scriptedTools struct{ w *World }
+
+func (t *scriptedTools) Run(ctx context.Context, call loop.ToolCall) loop.ToolOutcome {
+	spec := t.w.toolSpec(call.ID)
+	if err := t.w.clock.Sleep(ctx, duration(spec.LatencyMs)); err != nil {
+		return loop.ToolOutcome{Text: "Error: tool call aborted: " + err.Error(), IsError: true}
+	}
+	return loop.ToolOutcome{Text: spec.Result, IsError: spec.IsError}
+}
+
+// scriptedSummarizer answers compactions from the scenario's list.
+type scriptedSummarizer struct {
+	w    *World
+	next int
+}
+
+func (s *scriptedSummarizer) Summarize(ctx context.Context, req compact.SummaryRequest) (compact.Summary, error) {
+	out := SummaryOutcome{Text: ptr("ok")}
+	if s.next < len(s.w.scenario.Summaries) {
+		out = s.w.scenario.Summaries[s.next]
+	}
+	s.next++
+	s.w.summaries++
+	if err := s.w.clock.Sleep(ctx, duration(out.LatencyMs)); err != nil {
+		return compact.Summary{}, err
+	}
+	if out.Fail != nil {
+		return compact.Summary{}, fmt.Errorf("%s", *out.Fail)
+	}
+	return compact.Summary{Text: *out.Text, InputTokens: 20, OutputTokens: loop.EstimateTokens(*out.Text)}, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func duration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

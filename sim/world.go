@@ -1,0 +1,226 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/compact"
+	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// AppliedAction is a world action or input as it was applied: before the
+// event with seq Seq, at virtual time TimeMs.
+type AppliedAction struct {
+	Seq    int64   `json:"seq"`
+	TimeMs float64 `json:"timeMs"`
+	What   string  `json:"what"`
+}
+
+// Result is everything a run produced: data, never printed here.
+type Result struct {
+	Header   session.Header
+	Events   []session.Event
+	Actions  []AppliedAction
+	Requests []RequestRecord
+	// Summaries counts summarizer calls.
+	Summaries int
+	Statuses  []loop.Status
+	Warnings  []string
+	// Stopped says why the world stopped the run early (a bound, or a
+	// sleep nothing could end); empty when the agent went idle.
+	Stopped string
+}
+
+// World runs one scenario.
+type World struct {
+	scenario  *Scenario
+	clock     Clock
+	ids       counterIDs
+	agent     *loop.Agent
+	executor  *retry.Executor
+	requests  []RequestRecord
+	summaries int
+	actions   []AppliedAction
+	statuses  []loop.Status
+	warnings  []string
+	counts    map[string]int
+	triggered []triggered
+}
+
+// triggered is an action placed after the nth append of an event type.
+type triggered struct {
+	Trigger
+	apply func()
+	done  bool
+}
+
+// bounded stops a run that exceeded its event bound.
+type bounded struct{ events int }
+
+// Run runs a scenario to the end: every input and world action applied and
+// the agent idle, or a bound reached.
+func Run(s *Scenario) (res *Result) {
+	w := &World{scenario: s, counts: map[string]int{}}
+	log := session.NewLog(session.Header{ID: "scenario-" + s.Name, CreatedAt: Epoch.UnixMilli()}, &w.clock)
+	routes := map[string]*loop.Route{s.Provider: {RetryPolicy: s.RetryPolicy, ContextWindow: s.ContextWindow}}
+	if s.NoAdapter {
+		routes = nil
+	}
+	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes},
+		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: &cycle{samples: s.Random}, IDs: &w.ids, Tools: &scriptedTools{w: w}})
+	for _, name := range s.ListenerOrder {
+		switch name {
+		case ListenerRetry:
+			w.executor = retry.Install(w.agent)
+			w.executor.Warn = w.warn
+		case ListenerCompaction:
+			if s.Compaction != nil {
+				c := compact.Install(w.agent, *s.Compaction, &scriptedSummarizer{w: w})
+				c.Warn = w.warn
+			}
+		default:
+			w.agent.AddRequestErrorListener(name, testListener(name))
+		}
+	}
+	w.agent.OnAppend(w.observe)
+	w.agent.OnStatus(func(st loop.Status) { w.statuses = append(w.statuses, st) })
+	for _, in := range s.Inputs {
+		w.place(in.Trigger, w.inputAction(in))
+	}
+	for _, a := range s.World {
+		w.place(a.Trigger, w.worldAction(a))
+	}
+	res = &Result{}
+	defer func() {
+		if r := recover(); r != nil {
+			switch r := r.(type) {
+			case stalled:
+				res.Stopped = fmt.Sprintf("stalled at %v ms: a sleep without deadline, and no world action left to end it", ms(r.at))
+			case bounded:
+				res.Stopped = fmt.Sprintf("stopped at the bound of %d events", r.events)
+			default:
+				panic(r)
+			}
+		}
+		res.Header, res.Events = log.Header(), log.Events()
+		res.Actions, res.Requests, res.Summaries = w.actions, w.requests, w.summaries
+		res.Statuses, res.Warnings = w.statuses, w.warnings
+	}()
+	for w.clock.Pending() > 0 {
+		w.clock.runNext()
+	}
+	return res
+}
+
+func (w *World) warn(msg string) { w.warnings = append(w.warnings, msg) }
+
+func (w *World) idleTimeout() time.Duration {
+	if w.scenario.StreamIdleTimeoutMs == 0 {
+		return Forever
+	}
+	return duration(w.scenario.StreamIdleTimeoutMs)
+}
+
+// place schedules an action at its virtual time or after its event.
+func (w *World) place(t Trigger, apply func()) {
+	if t.After != "" {
+		w.triggered = append(w.triggered, triggered{Trigger: t, apply: apply})
+		return
+	}
+	w.clock.At(duration(t.AtMs), apply)
+}
+
+// observe is the choice point after every append: count the event, apply
+// the actions placed after it, enforce the bound.
+func (w *World) observe(e *session.Event) {
+	if int(e.Seq)+1 > w.scenario.MaxEvents {
+		panic(bounded{events: w.scenario.MaxEvents})
+	}
+	w.counts[e.Type()]++
+	for i := range w.triggered {
+		t := &w.triggered[i]
+		if !t.done && t.After == e.Type() && t.Nth == w.counts[e.Type()] {
+			t.done = true
+			t.apply()
+		}
+	}
+}
+
+func (w *World) record(what string) {
+	w.actions = append(w.actions, AppliedAction{Seq: int64(w.agent.Log().Len()), TimeMs: ms(w.clock.Elapsed()), What: what})
+}
+
+func (w *World) inputAction(in Input) func() {
+	return func() {
+		w.record(fmt.Sprintf("%s %q", in.Kind, shorten(in.Text)))
+		m := session.UserMessage{Content: textContent(in.Text), Source: session.Source{Kind: "user"}, Role: "user", ID: w.ids.NewID(loop.IDMessage)}
+		var err error
+		switch in.Kind {
+		case "send", "followup":
+			err = w.agent.Followup(m)
+		case "steer":
+			err = w.agent.Steer(m)
+		case "inject":
+			err = w.agent.Inject(m)
+		}
+		if err != nil {
+			w.warn(fmt.Sprintf("%s %q refused: %v", in.Kind, in.Text, err))
+		}
+	}
+}
+
+func (w *World) worldAction(a Action) func() {
+	return func() {
+		switch a.Do {
+		case "cancel":
+			what := "cancel " + a.Cause.Kind
+			if a.Cause.Reason != "" {
+				what += fmt.Sprintf(" (%s)", a.Cause.Reason)
+			}
+			if a.KeepInbox {
+				what += " keepInbox"
+			}
+			w.record(what)
+			w.agent.Cancel(a.Cause, a.KeepInbox)
+		case "dispose":
+			w.record("dispose")
+			w.agent.Dispose()
+		case "dispose-retry":
+			w.record("dispose llm-retry")
+			if w.executor != nil {
+				w.executor.Dispose()
+			}
+		}
+	}
+}
+
+// toolSpec is the scripted call behind a tool call id.
+func (w *World) toolSpec(id string) ToolCallSpec {
+	for r, out := range w.scenario.Requests {
+		for k, c := range out.ToolCalls {
+			if toolCallID(r, k) == id {
+				return c
+			}
+		}
+	}
+	return ToolCallSpec{Result: "ok"}
+}
+
+// shorten keeps a message readable on one timeline line.
+func shorten(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:37]) + "..."
+	}
+	return s
+}
+
+func textContent(text string) []byte {
+	b, _ := session.Marshal([]struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{{"text", text}})
+	return b
+}
+
