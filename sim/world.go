@@ -223,4 +223,3 @@ func textContent(text string) []byte {
 	}{{"text", text}})
 	return b
 }
-
