@@ -148,8 +148,12 @@ func (a *Agent) Send(m session.UserMessage, target string, wakeup bool) error {
 	if target == NextTurn {
 		list = &a.nextTurn
 	}
-	a.Append(&session.InboxSpliced{Target: target, Start: len(*list), Inserted: []session.UserMessage{m}})
+	// The inbox changes before its splice is logged, so that an observer
+	// of the splice (which may cancel and clear the inbox) sees the agent
+	// as the log says it is.
+	start := len(*list)
 	*list = append(*list, m)
+	a.Append(&session.InboxSpliced{Target: target, Start: start, Inserted: []session.UserMessage{m}})
 	if wakeup {
 		a.wakeDriver(wakingAfterAbort)
 	}
@@ -194,12 +198,12 @@ func (a *Agent) Cancel(cause session.Cause, keepInbox bool) {
 
 func (a *Agent) clearInbox() {
 	if n := len(a.nextStep); n > 0 {
-		a.Append(&session.InboxSpliced{Target: NextStep, Start: 0, RemovedCount: n, Outcome: "canceled"})
 		a.nextStep = nil
+		a.Append(&session.InboxSpliced{Target: NextStep, Start: 0, RemovedCount: n, Outcome: "canceled"})
 	}
 	if n := len(a.nextTurn); n > 0 {
-		a.Append(&session.InboxSpliced{Target: NextTurn, Start: 0, RemovedCount: n, Outcome: "canceled"})
 		a.nextTurn = nil
+		a.Append(&session.InboxSpliced{Target: NextTurn, Start: 0, RemovedCount: n, Outcome: "canceled"})
 	}
 }
 

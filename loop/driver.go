@@ -136,19 +136,17 @@ func (a *Agent) turnBody() (session.TurnEndReason, error) {
 // claim takes the batch of a step: all of next-step, and at a turn
 // boundary the first next-turn message. The next-step splice comes first.
 func (a *Agent) claim(boundary string) []session.UserMessage {
-	var batch []session.UserMessage
-	if n := len(a.nextStep); n > 0 {
-		a.Append(&session.InboxSpliced{Target: NextStep, Start: 0, RemovedCount: n})
-		batch = append(batch, a.nextStep...)
-		a.nextStep = nil
+	// Each list is taken before its splice is logged (see Send).
+	var steps, turn []session.UserMessage
+	if len(a.nextStep) > 0 {
+		steps, a.nextStep = a.nextStep, nil
+		a.Append(&session.InboxSpliced{Target: NextStep, Start: 0, RemovedCount: len(steps)})
 	}
 	if boundary == NextTurn && len(a.nextTurn) > 0 {
+		turn, a.nextTurn = a.nextTurn[:1:1], a.nextTurn[1:]
 		a.Append(&session.InboxSpliced{Target: NextTurn, Start: 0, RemovedCount: 1})
-		first := a.nextTurn[0]
-		a.nextTurn = a.nextTurn[1:]
-		batch = append([]session.UserMessage{first}, batch...)
 	}
-	return batch
+	return append(turn, steps...)
 }
 
 // failureOf is the LlmFailure a turn ends with: an LLM error's own, or

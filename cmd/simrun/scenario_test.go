@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// TestScenarioBadFiles: a bad scenario names the file, the field path and
+// the reason, and the run exits 2.
+func TestScenarioBadFiles(t *testing.T) {
+	tests := []struct {
+		why, content, want string
+	}{
+		{"an unknown field", `{"name":"x","retries":3}`, "retries: unknown field"},
+		{"a wrong type", `{"name":"x","contextWindow":"big"}`, "contextWindow: must be an integer ≥ 1"},
+		{"an unknown cause", `{"name":"x","world":[{"do":"cancel","cause":"boredom","atMs":1}]}`, `world[0].cause: unknown cause "boredom"`},
+		{"a fail without a code", `{"name":"x","requests":[{"text":"ok"},{"fail":{"message":"boom"}}]}`, "requests[1].fail.code: missing: a failure needs a code"},
+		{"two outcomes in one request", `{"name":"x","requests":[{"text":"ok","hang":true}]}`, "requests[0]: needs exactly one of text, toolCalls, maxTokens, fail or hang"},
+		{"a bad policy field", `{"name":"x","retryPolicy":{"backoff":{"jitterRatio":2}}}`, "retryPolicy.backoff.jitterRatio: must be in [0,1]"},
+		{"an unknown listener", `{"name":"x","listenerOrder":["retry","magic"]}`, `listenerOrder[1]: unknown listener "magic"`},
+		{"a nested unknown field", `{"name":"x","requests":[{"toolCalls":[{"name":"bash","args":"{}"}]}]}`, "requests[0].toolCalls[0].args: unknown field"},
+		{"invalid JSON", "{\"name\":\"x\",\n\"requests\": [}", "invalid JSON on line 2"},
+		{"no name", `{}`, "name: missing"},
+	}
+	dir := t.TempDir()
+	for i, tt := range tests {
+		path := filepath.Join(dir, "bad"+string(rune('a'+i))+".json")
+		if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		status, out, _ := simrun("scenario", path)
+		if status != exitUsage || !strings.Contains(out, path+": error: "+tt.want) {
+			t.Errorf("%s: status %d, want 2 and %q in:\n%s", tt.why, status, path+": error: "+tt.want, out)
+		}
+	}
+}
+
+// TestScenarioTrace: the exhaustion case of SPEC 6.3 prints its timeline,
+// writes a log that 'simrun check --view' accepts, and renders its nodes.
+func TestScenarioTrace(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "exhausted.jsonl")
+	status, out, errOut := simrun("scenario", "--view", "--trace", trace, filepath.Join("..", "..", "scenarios", "spec63-exhausted-server.json"))
+	if status != exitClean {
+		t.Fatalf("status %d\n%s%s", status, out, errOut)
+	}
+	for _, want := range []string{
+		"llm/retry             retry 1/2 delay 25ms SERVER 503",
+		"llm/retry             retry 2/2 delay 50ms SERVER 503",
+		"turn/end              error SERVER 503",
+		"1 scenarios, 0 violations, 0 errors",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	status, out, _ = simrun("check", "--view", trace)
+	for _, want := range []string{"Retried model request (2/2) · 1s", "This turn failed · upstream 503 · SERVER", "1 files, 0 violations, 0 errors"} {
+		if status != exitClean || !strings.Contains(out, want) {
+			t.Errorf("check --view: status %d, lacks %q:\n%s", status, want, out)
+		}
+	}
+	_, events, err := session.ReadFile(trace, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	for _, e := range events {
+		if e.Type() == session.TypeStepStart {
+			steps++
+		}
+	}
+	if steps != 1 {
+		t.Errorf("%d step/start events, want one", steps)
+	}
+}
+
+// TestScenarioSeveralTraces: several scenarios write into a folder.
+func TestScenarioSeveralTraces(t *testing.T) {
+	dir := t.TempDir()
+	files, _ := filepath.Glob(filepath.Join("..", "..", "scenarios", "fact0*.json"))
+	args := append([]string{"scenario", "--quiet", "--trace", dir}, files...)
+	if status, out, _ := simrun(args...); status != exitClean {
+		t.Fatalf("status %d\n%s", status, out)
+	}
+	written, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(written) != len(files) {
+		t.Errorf("%d logs written for %d scenarios", len(written), len(files))
+	}
+}

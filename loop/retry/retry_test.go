@@ -1,0 +1,112 @@
+package retry_test
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/retry"
+)
+
+func policy(initial, max, jitter float64) *loop.RetryPolicy {
+	return &loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: 5, InitialDelayMs: initial, MaxDelayMs: max, JitterRatio: jitter}
+}
+
+// TestDelay: SPEC 3.9's numeric examples from DSH's tests.
+func TestDelay(t *testing.T) {
+	tests := []struct {
+		why    string
+		p      *loop.RetryPolicy
+		n      int
+		r      float64
+		want   float64
+	}{
+		{"no jitter takes the initial delay", policy(500, 10000, 0), 1, 0.5, 500},
+		{"jitter 0.1 with r=0 shrinks by 10%", policy(500, 10000, 0.1), 1, 0, 450},
+		{"jitter 0.1 with r=1 on the second retry", policy(500, 10000, 0.1), 2, 1, 1100},
+		{"jitter 1 with r=0 gives zero", policy(1, 1, 1), 1, 0, 0},
+		{"always 1/4/0.1, r=1, retry 1", policy(1, 4, 0.1), 1, 1, 1.1},
+		{"always 1/4/0.1, r=1, retry 2", policy(1, 4, 0.1), 2, 1, 2.2},
+		{"always 1/4/0.1, r=1, retry 3 hits the cap", policy(1, 4, 0.1), 3, 1, 4},
+		{"always 2/4/0.5, r=1 (Retry-After over the cap falls back here)", policy(2, 4, 0.5), 1, 1, 3},
+		{"2^1024 overflows to +Inf and is clamped", policy(500, 10000, 0), 1_000_000, 0.5, 10000},
+	}
+	for _, tt := range tests {
+		if got := retry.Delay(tt.p, tt.n, tt.r); got != tt.want || math.IsNaN(got) {
+			t.Errorf("%s: Delay = %v, want %v", tt.why, got, tt.want)
+		}
+	}
+}
+
+// TestKey: SPEC 3.3's examples.
+func TestKey(t *testing.T) {
+	tests := []struct{ config, want string }{
+		{`{}`, `["normal",5,["EMPTY_RESPONSE","RATE_LIMIT","SERVER","TIMEOUT","TRANSPORT"],500,10000,0.1]`},
+		{`{"maxRetries":2,"retryableCodes":["SERVER","RATE_LIMIT"],"backoff":{"jitterRatio":0}}`, `["normal",2,["RATE_LIMIT","SERVER"],500,10000,0]`},
+		{`{"mode":"always"}`, `["always",500,10000,0.1]`},
+		{`{"mode":"always","backoff":{"initialDelayMs":1,"maxDelayMs":4}}`, `["always",1,4,0.1]`},
+	}
+	for _, tt := range tests {
+		p, err := retry.ParsePolicy(json.RawMessage(tt.config))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.config, err)
+		}
+		if got := retry.Key(p); got != tt.want {
+			t.Errorf("Key(%s) = %s, want %s", tt.config, got, tt.want)
+		}
+	}
+}
+
+// TestParsePolicy: defaults resolve as DSH's (fact 23); always mode ignores
+// normal-only keys; each invalid field is named.
+func TestParsePolicy(t *testing.T) {
+	p, err := retry.ParsePolicy(json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(retry.DefaultPolicy(), p); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+	always, err := retry.ParsePolicy(json.RawMessage(`{"mode":"always","maxRetries":3,"retryableCodes":["AUTH"]}`))
+	if err != nil || always.MaxRetries != 0 || always.RetryableCodes != nil {
+		t.Errorf("always mode kept normal-only keys: %+v, %v", always, err)
+	}
+	bad := []struct{ config, want string }{
+		{`{"retryPolciy":{}}`, `unknown key "retryPolciy"`},
+		{`{"mode":"sometimes"}`, `mode: must be "normal" or "always"`},
+		{`{"maxRetries":-1}`, `maxRetries: must be a non-negative safe integer`},
+		{`{"maxRetries":1.5}`, `maxRetries: must be a non-negative safe integer`},
+		{`{"retryableCodes":[]}`, `retryableCodes: must be a non-empty array`},
+		{`{"retryableCodes":["SERVER",""]}`, `retryableCodes[1]: must be a non-empty string`},
+		{`{"retryableCodes":["SERVER","SERVER"]}`, `retryableCodes[1]: duplicates "SERVER"`},
+		{`{"backoff":{"initialDelayMs":0}}`, `backoff.initialDelayMs: must be finite, > 0`},
+		{`{"backoff":{"maxDelayMs":2147483648}}`, `backoff.maxDelayMs: must be finite, > 0 and ≤ 2147483647`},
+		{`{"backoff":{"jitterRatio":1.5}}`, `backoff.jitterRatio: must be in [0,1]`},
+		{`{"backoff":{"initialDelayMs":20,"maxDelayMs":10}}`, `backoff.maxDelayMs: (10) must be ≥ backoff.initialDelayMs (20)`},
+		{`{"backoff":{"delay":1}}`, `backoff: unknown key "delay"`},
+		{`[]`, `must be an object`},
+	}
+	for _, tt := range bad {
+		_, err := retry.ParsePolicy(json.RawMessage(tt.config))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParsePolicy(%s) = %v, want an error containing %q", tt.config, err, tt.want)
+		}
+	}
+}
+
+// TestExecutorConfig: fact 18.
+func TestExecutorConfig(t *testing.T) {
+	if err := retry.ParseExecutorConfig(json.RawMessage(`{}`)); err != nil {
+		t.Errorf("an empty config: %v", err)
+	}
+	if err := retry.ParseExecutorConfig(json.RawMessage(`{"retryPolicy":{}}`)); err == nil || !strings.Contains(err.Error(), "retryPolicy belongs under each provider") {
+		t.Errorf("retryPolicy: %v", err)
+	}
+	if err := retry.ParseExecutorConfig(json.RawMessage(`{"retryPolciy":{}}`)); err == nil || !strings.Contains(err.Error(), `unknown key "retryPolciy"`) {
+		t.Errorf("a typo: %v", err)
+	}
+}
