@@ -75,10 +75,14 @@ func (d *Driver) Do(f func(a *loop.Agent)) {
 
 // Followup queues a message and, when the agent is idle, starts the
 // driver on its own goroutine.
-func (d *Driver) Followup(m session.UserMessage) { d.input(func(a *loop.Agent) error { return a.Followup(m) }) }
+func (d *Driver) Followup(m session.UserMessage) {
+	d.input(func(a *loop.Agent) error { return a.Followup(m) })
+}
 
 // Steer queues a message for the next step and wakes the driver.
-func (d *Driver) Steer(m session.UserMessage) { d.input(func(a *loop.Agent) error { return a.Steer(m) }) }
+func (d *Driver) Steer(m session.UserMessage) {
+	d.input(func(a *loop.Agent) error { return a.Steer(m) })
+}
 
 func (d *Driver) input(f func(a *loop.Agent) error) {
 	d.running.Add(1)

@@ -19,11 +19,11 @@ func policy(initial, max, jitter float64) *loop.RetryPolicy {
 // TestDelay: SPEC 3.9's numeric examples from DSH's tests.
 func TestDelay(t *testing.T) {
 	tests := []struct {
-		why    string
-		p      *loop.RetryPolicy
-		n      int
-		r      float64
-		want   float64
+		why  string
+		p    *loop.RetryPolicy
+		n    int
+		r    float64
+		want float64
 	}{
 		{"no jitter takes the initial delay", policy(500, 10000, 0), 1, 0.5, 500},
 		{"jitter 0.1 with r=0 shrinks by 10%", policy(500, 10000, 0.1), 1, 0, 450},
