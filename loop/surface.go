@@ -67,16 +67,19 @@ func (s *Surface) apply(e *session.Event) {
 		s.nodes = append(s.nodes, node)
 		return
 	}
+	// The range runs in surface order, from the node with seq Start to
+	// the node with seq End: once a checkpoint stands in for older nodes,
+	// surface order is no longer seq order.
 	first, last := -1, -1
 	for i, n := range s.nodes {
-		if n.Seq >= e.SurfaceOp.Start && n.Seq <= e.SurfaceOp.End {
-			if first < 0 {
-				first = i
-			}
+		if n.Seq == e.SurfaceOp.Start {
+			first = i
+		}
+		if n.Seq == e.SurfaceOp.End {
 			last = i
 		}
 	}
-	if first < 0 {
+	if first < 0 || last < first {
 		return
 	}
 	s.nodes = append(s.nodes[:first], append([]SurfaceNode{node}, s.nodes[last+1:]...)...)

@@ -117,6 +117,15 @@ func TestViolationsFire(t *testing.T) {
 			b.add(`{"type":"compaction/end","data":{"compactionId":"c","turn":1}}`)
 			b.complete(1, 1)
 		}, []string{oracle.LogWellFormed}},
+		{"a checkpoint replaces a range that is not on the surface", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
+			b.add(`{"type":"compaction/start","data":{"compactionId":"c","turn":1}}`)
+			b.add(`{"type":"compaction/summary","data":{"compactionId":"c","summary":[],"shadowedRange":{"start":40,"end":41},"shadowedSeqs":[40,41],"shadowedTokenCount":10,"provider":"mock","model":"m"}}`)
+			b.add(`{"type":"user/message","data":{"content":[],"source":{"kind":"plugin","plugin":"compact","compactionId":"c"},"role":"user","id":"cp"},"surfaceOp":{"op":"replace","start":40,"end":41}}`)
+			b.add(`{"type":"compaction/end","data":{"compactionId":"c","turn":1}}`)
+			b.complete(1, 1)
+		}, []string{oracle.LogWellFormed}},
 		{"a tool result without its tool call", func(b *logBuilder) {
 			*b = *begin()
 			b.success(1, 1)
@@ -338,10 +347,17 @@ func TestValidLogsPass(t *testing.T) {
 		}},
 		{"an overflow recovered by pruning only, inside the step", func(b *logBuilder) {
 			*b = *begin()
-			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
-			b.add(`{"type":"compaction/prune","data":{"shadowedRange":{"start":2,"end":2},"shadowedSeqs":[2],"shadowedTokenCount":9000}}`)
-			b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"old"},"role":"user","id":"pruned"}},"sourceEventSeqs":[2],"surfaceOp":{"op":"replace","start":2,"end":2}}`)
-			b.complete(1, 1)
+			c := b.toolCallChunk(1, 1, "call")
+			f := b.finish(1, 1, "tool-calls")
+			b.message(1, 1, false, []int64{c, f}, "call")
+			call := b.toolCall(1, 1, "call")
+			result := b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"call"},"role":"user","id":"big"}},"sourceEventSeqs":[%d],"surfaceOp":"append"}`, call)
+			b.stepEnd(1, 1)
+			b.stepStart(1, 2)
+			b.fail(1, 2, "CONTEXT_WINDOW_EXCEEDED", "too long")
+			b.add(`{"type":"compaction/prune","data":{"shadowedRange":{"start":%d,"end":%d},"shadowedSeqs":[%d],"shadowedTokenCount":9000}}`, result, result, result)
+			b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"call"},"role":"user","id":"pruned"}},"sourceEventSeqs":[%d],"surfaceOp":{"op":"replace","start":%d,"end":%d}}`, result, result, result)
+			b.complete(1, 2)
 		}},
 		{"an aborted finish that no cancel follows ends with an error", func(b *logBuilder) {
 			*b = *begin()

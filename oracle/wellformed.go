@@ -41,6 +41,8 @@ type wellFormed struct {
 	compaction         *openCompaction
 	pendingCheckpoint  *openCompaction // a summary waits for its checkpoint message
 	pendingPrune       int64           // seq of a prune waiting for its tool/result, or -1
+	// surface is the seqs of the model-visible nodes, in surface order.
+	surface []int64
 }
 
 func checkWellFormed(events []session.Event, strict bool) []Violation {
@@ -51,6 +53,7 @@ func checkWellFormed(events []session.Event, strict bool) []Violation {
 			w.add(w.openTurn, w.openStep, []int64{e.Seq}, "seq %d stands at index %d: seq must equal the event's index", e.Seq, i)
 		}
 		w.followUps(e)
+		w.applySurface(e)
 		w.observe(e)
 	}
 	end := int64(len(events))
@@ -231,6 +234,34 @@ func (w *wellFormed) observe(e *session.Event) {
 			w.add(0, 0, seq, "todo/write outside any turn")
 		}
 	}
+}
+
+// applySurface follows the surface: a replacement must name a range of
+// nodes that exists, from its start to its end in surface order (SPEC 1.6:
+// the log itself enforces it).
+func (w *wellFormed) applySurface(e *session.Event) {
+	op := e.SurfaceOp
+	if op == nil {
+		return
+	}
+	if op.Op != session.SurfaceReplace {
+		w.surface = append(w.surface, e.Seq)
+		return
+	}
+	first, last := -1, -1
+	for i, s := range w.surface {
+		if s == op.Start {
+			first = i
+		}
+		if s == op.End {
+			last = i
+		}
+	}
+	if first < 0 || last < first {
+		w.add(w.openTurn, w.openStep, []int64{e.Seq}, "%s replaces the surface range %d..%d, which is not on the surface", e.Type(), op.Start, op.End)
+		return
+	}
+	w.surface = append(w.surface[:first], append([]int64{e.Seq}, w.surface[last+1:]...)...)
 }
 
 // checkRetryFields checks an llm/retry's placement and fields (SPEC 3.8);

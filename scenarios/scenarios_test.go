@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -164,4 +165,34 @@ func specDelay(p *loop.RetryPolicy, n int, r float64) float64 {
 	exponential := math.Min(float64(p.InitialDelayMs*math.Pow(2, exponent)), p.MaxDelayMs)
 	jitter := float64(1-p.JitterRatio) + float64(float64(2*p.JitterRatio)*r)
 	return math.Min(float64(exponential*jitter), p.MaxDelayMs)
+}
+
+// TestListenerOrderIndependence: with DSH's default retryable codes (or in
+// always mode), llm-retry and compaction log the same events whichever is
+// registered first (SPEC 4.6). Checked on every scenario that has exactly
+// those two listeners.
+func TestListenerOrderIndependence(t *testing.T) {
+	checked := 0
+	for _, file := range scenarioFiles(t) {
+		s, err := sim.LoadScenario(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := s.RetryPolicy
+		pair := len(s.ListenerOrder) == 2 && slices.Contains(s.ListenerOrder, sim.ListenerRetry) && slices.Contains(s.ListenerOrder, sim.ListenerCompaction)
+		if !pair || s.Compaction == nil || p == nil ||
+			(p.Mode == loop.ModeNormal && slices.Contains(p.RetryableCodes, "CONTEXT_WINDOW_EXCEEDED")) {
+			continue
+		}
+		checked++
+		first := logBytes(t, sim.Run(s))
+		reversed := *s
+		reversed.ListenerOrder = []string{s.ListenerOrder[1], s.ListenerOrder[0]}
+		if diff := cmp.Diff(string(first), string(logBytes(t, sim.Run(&reversed)))); diff != "" {
+			t.Errorf("%s: the log depends on the listener order (-%v +%v):\n%s", file, s.ListenerOrder, reversed.ListenerOrder, diff)
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d scenarios checked", checked)
+	}
 }
