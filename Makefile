@@ -8,10 +8,11 @@ FUZZTIME ?= 30s
 
 all: lint test
 
-# The main job. For now: check the sample logs the project ships, with
-# their derived Web nodes.
+# The main job. For now: run every scenario in the deterministic world
+# and check it with the oracle, then check the sample logs.
 sim:
-	$(GO) run ./cmd/simrun check --view examples/logs
+	$(GO) run ./cmd/simrun scenario --quiet --view scenarios/*.json
+	$(GO) run ./cmd/simrun check examples/logs
 
 # The whole test suite, under the race detector. The real DSH logs in
 # ../shared/dsh-logs are read in place; without them those tests skip, and

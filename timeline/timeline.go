@@ -40,7 +40,9 @@ func Render(w io.Writer, events []session.Event, marks []Mark, epochMs int64) er
 		case *session.StepStart:
 			step = p.Step
 		}
-		fmt.Fprintf(&b, "%9d  %-7s  %4d %-21s %s\n", e.Time-epochMs, where(turn, step), e.Seq, e.Type(), details(e))
+		line := fmt.Sprintf("%9d  %-7s  %4d %-21s %s", e.Time-epochMs, where(turn, step), e.Seq, e.Type(), details(e))
+		b.WriteString(strings.TrimRight(line, " "))
+		b.WriteByte('\n')
 		switch e.Data.(type) {
 		case *session.TurnEnd:
 			turn, step = 0, 0
