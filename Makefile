@@ -4,7 +4,7 @@
 GO       ?= go
 FUZZTIME ?= 30s
 
-.PHONY: all sim test lint bench fuzz build clean
+.PHONY: all sim test lint staticcheck bench fuzz build clean
 
 all: lint test
 
@@ -25,6 +25,10 @@ lint:
 	@unformatted=$$(gofmt -l .); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l: these files are not formatted:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+
+# staticcheck from the module proxy (not part of lint, which CI runs).
+staticcheck:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -174,6 +173,3 @@ func (a *Agent) check() error {
 	}
 	return nil
 }
-
-// context of the turn, for ports.
-func (a *Agent) turnContext() context.Context { return a.ctx }

@@ -123,7 +123,7 @@ func (s *Scenario) MarshalJSON() ([]byte, error) {
 		out.Requests = append(out.Requests, outcomeToJSON(&s.Requests[i]))
 	}
 	for _, sm := range s.Summaries {
-		out.Summaries = append(out.Summaries, summaryJSON{sm.Text, sm.Fail, sm.LatencyMs})
+		out.Summaries = append(out.Summaries, summaryJSON(sm))
 	}
 	for _, in := range s.Inputs {
 		fields := [][2]any{{in.Kind, in.Text}}
@@ -153,7 +153,7 @@ func (s *Scenario) MarshalJSON() ([]byte, error) {
 func outcomeToJSON(o *Outcome) outcomeJSON {
 	out := outcomeJSON{Text: o.Text, MaxTokens: o.MaxTokens, AfterChunks: o.AfterChunks, Hang: o.Hang, LatencyMs: o.LatencyMs}
 	for _, c := range o.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, toolCallJSON{c.Name, c.Arguments, c.Result, c.IsError, c.LatencyMs})
+		out.ToolCalls = append(out.ToolCalls, toolCallJSON(c))
 	}
 	if f := o.Fail; f != nil {
 		out.Fail = &failJSON{f.Code, f.Message, f.Status, f.ProviderRetryAfterMs, f.RequestID}

@@ -208,20 +208,16 @@ func newestUnit(nodes []loop.SurfaceNode) int {
 }
 
 // openCompaction reports an unmatched compaction/start after the last
-// session/end-seed.
+// session/end-seed: the newest of those three events is a start.
 func openCompaction(log *session.Log) bool {
 	events := log.Events()
-	open := false
 	for i := len(events) - 1; i >= 0; i-- {
 		switch events[i].Data.(type) {
-		case *session.SessionEndSeed:
-			return open
-		case *session.CompactionEnd:
-			return open
+		case *session.SessionEndSeed, *session.CompactionEnd:
+			return false
 		case *session.CompactionStart:
-			open = true
-			return open
+			return true
 		}
 	}
-	return open
+	return false
 }
