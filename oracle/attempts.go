@@ -13,10 +13,14 @@ type attempt struct {
 	// interrupted: a cancel ended the attempt before any finish, and its
 	// interrupted message closed it.
 	interrupted bool
+	// closed: a message closed the attempt without a finish chunk: a
+	// stream that ends without one counts as stop (SPEC 1.4), or a cancel.
+	closed bool
 }
 
-// ended reports whether the attempt is over: finished, or interrupted.
-func (a *attempt) ended() bool { return a.finish != nil || a.interrupted }
+// ended reports whether the attempt is over: finished, or closed by a
+// message.
+func (a *attempt) ended() bool { return a.finish != nil || a.closed }
 
 // failed reports whether the attempt ended with an error or aborted finish.
 func (a *attempt) failed() bool { return a.finish != nil && a.finish.Failed() }
@@ -41,8 +45,8 @@ func segment(events []session.Event) *segmentation {
 		case *session.TurnEnd:
 			inTurn = false
 		case *session.AssistantMessage:
-			if a := current[[2]int{p.Turn, p.Step}]; a != nil && p.Interrupted && a.finish == nil {
-				a.interrupted = true
+			if a := current[[2]int{p.Turn, p.Step}]; a != nil && a.finish == nil {
+				a.closed, a.interrupted = true, p.Interrupted
 			}
 		}
 		c, ok := events[i].Data.(*session.AssistantChunk)

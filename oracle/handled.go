@@ -29,6 +29,8 @@ func checkHandledFailure(events []session.Event, s *segmentation) []Violation {
 		switch {
 		case st.last == nil:
 			r.add(turn, step, []int64{e.Seq}, "%s before any attempt of turn %d step %d", what, turn, step)
+		case st.last.finish == nil && st.last.closed:
+			r.add(turn, step, []int64{st.last.chunks[0], e.Seq}, "%s after an attempt that succeeded (its stream ended without a finish)", what)
 		case st.last.finish == nil:
 			r.add(turn, step, []int64{st.last.chunks[0], e.Seq}, "%s while the latest attempt has not finished", what)
 		case !st.last.failed():
@@ -59,8 +61,10 @@ func checkHandledFailure(events []session.Event, s *segmentation) []Violation {
 				switch {
 				case prev.interrupted:
 					// a cancelled attempt: cancelled-turn-never-retries reports it
-				case prev.finish == nil:
+				case prev.finish == nil && !prev.closed:
 					r.add(a.turn, a.step, []int64{prev.chunks[0], e.Seq}, "attempt %d starts before attempt %d finished", a.index+1, prev.index+1)
+				case prev.finish == nil:
+					r.add(a.turn, a.step, []int64{prev.chunks[0], e.Seq}, "attempt %d follows attempt %d, which succeeded (its stream ended without a finish)", a.index+1, prev.index+1)
 				case !prev.failed():
 					r.add(a.turn, a.step, []int64{prev.finishSeq, e.Seq}, "attempt %d follows an attempt that finished %s: only a failed attempt is retried", a.index+1, prev.finish.Reason.Kind)
 				}

@@ -181,6 +181,15 @@ func TestViolationsFire(t *testing.T) {
 			b.stepEnd(1, 1)
 			b.turnEnd(1, completed)
 		}, []string{oracle.RetryAfterHandledFailure}},
+		{"a retry after a success whose stream had no finish", func(b *logBuilder) {
+			*b = *begin()
+			c := b.text(1, 1, "done")
+			b.message(1, 1, false, []int64{c})
+			b.retry(1, 1, "r", 1, "2", "25", "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+		}, []string{oracle.RetryAfterHandledFailure}},
 		{"a second attempt after a successful one", func(b *logBuilder) {
 			*b = *begin()
 			b.text(1, 1, "first")
@@ -358,6 +367,13 @@ func TestValidLogsPass(t *testing.T) {
 			b.add(`{"type":"compaction/prune","data":{"shadowedRange":{"start":%d,"end":%d},"shadowedSeqs":[%d],"shadowedTokenCount":9000}}`, result, result, result)
 			b.add(`{"type":"tool/result","data":{"turn":1,"step":1,"message":{"content":[],"source":{"kind":"tool","callId":"call"},"role":"user","id":"pruned"}},"sourceEventSeqs":[%d],"surfaceOp":{"op":"replace","start":%d,"end":%d}}`, result, result, result)
 			b.complete(1, 2)
+		}},
+		{"a stream that ends without a finish counts as stop", func(b *logBuilder) {
+			*b = *begin()
+			c := b.text(1, 1, "no finish chunk")
+			b.message(1, 1, false, []int64{c})
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
 		}},
 		{"an aborted finish that no cancel follows ends with an error", func(b *logBuilder) {
 			*b = *begin()
