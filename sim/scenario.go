@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
@@ -498,6 +499,13 @@ func parseSummaries(o *object, s *Scenario) error {
 	return nil
 }
 
+// loopEventTypes are the event types the loop and its listeners write: the
+// ones an action can be placed after.
+var loopEventTypes = []string{session.TypeInboxSpliced, session.TypeTurnStart, session.TypeTurnEnd, session.TypeStepStart,
+	session.TypeStepEnd, session.TypeUserMessage, session.TypeAssistantChunk, session.TypeAssistantMessage, session.TypeToolCall,
+	session.TypeToolResult, session.TypeRequestHeader, session.TypeRequestContext, session.TypeLLMRetry, session.TypeLLMRetryStarted,
+	session.TypeCompactionStart, session.TypeCompactionSummary, session.TypeCompactionEnd, session.TypeCompactionPrune}
+
 func parseTrigger(o *object, t *Trigger) error {
 	if o.has("atMs") && o.has("after") {
 		return ferr(o.path, "is placed either atMs or after/nth, not both")
@@ -507,6 +515,9 @@ func parseTrigger(o *object, t *Trigger) error {
 	}
 	if err := o.str("after", &t.After); err != nil {
 		return err
+	}
+	if o.has("after") && !slices.Contains(loopEventTypes, t.After) {
+		return ferr(join(o.path, "after"), "unknown event type %q (the loop writes: %s)", t.After, strings.Join(loopEventTypes, ", "))
 	}
 	t.Nth = 1
 	if err := o.integer("nth", &t.Nth, 1); err != nil {

@@ -54,6 +54,7 @@ type triggered struct {
 	Trigger
 	apply func()
 	done  bool
+	what  string // the scenario field, for the warning when it never fired
 }
 
 // bounded stops a run that exceeded its event bound.
@@ -86,11 +87,11 @@ func Run(s *Scenario) (res *Result) {
 	}
 	w.agent.OnAppend(w.observe)
 	w.agent.OnStatus(func(st loop.Status) { w.statuses = append(w.statuses, st) })
-	for _, in := range s.Inputs {
-		w.place(in.Trigger, w.inputAction(in))
+	for i, in := range s.Inputs {
+		w.place(fmt.Sprintf("inputs[%d]", i), in.Trigger, w.inputAction(in))
 	}
-	for _, a := range s.World {
-		w.place(a.Trigger, w.worldAction(a))
+	for i, a := range s.World {
+		w.place(fmt.Sprintf("world[%d]", i), a.Trigger, w.worldAction(a))
 	}
 	res = &Result{}
 	defer func() {
@@ -102,6 +103,11 @@ func Run(s *Scenario) (res *Result) {
 				res.Stopped = fmt.Sprintf("stopped at the bound of %d events", r.events)
 			default:
 				panic(r)
+			}
+		}
+		for _, t := range w.triggered {
+			if !t.done {
+				w.warn(fmt.Sprintf("%s never ran: no %s event number %d was appended", t.what, t.After, t.Nth))
 			}
 		}
 		res.Header, res.Events = log.Header(), log.Events()
@@ -124,9 +130,9 @@ func (w *World) idleTimeout() time.Duration {
 }
 
 // place schedules an action at its virtual time or after its event.
-func (w *World) place(t Trigger, apply func()) {
+func (w *World) place(what string, t Trigger, apply func()) {
 	if t.After != "" {
-		w.triggered = append(w.triggered, triggered{Trigger: t, apply: apply})
+		w.triggered = append(w.triggered, triggered{Trigger: t, apply: apply, what: what})
 		return
 	}
 	w.clock.At(duration(t.AtMs), apply)

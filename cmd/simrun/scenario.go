@@ -36,6 +36,7 @@ type scenarioResult struct {
 	Events     int                `json:"events"`
 	Requests   int                `json:"requests"`
 	Stopped    string             `json:"stopped,omitempty"`
+	Warnings   []string           `json:"warnings,omitempty"`
 	Trace      string             `json:"trace,omitempty"`
 	Violations []oracle.Violation `json:"violations"`
 	Error      string             `json:"error,omitempty"`
@@ -100,7 +101,7 @@ func scenarioFile(file, trace string, several, showView, showTimeline bool, out 
 	}
 	res.Name = s.Name
 	run := sim.Run(s)
-	res.Events, res.Requests, res.Stopped = len(run.Events), len(run.Requests), run.Stopped
+	res.Events, res.Requests, res.Stopped, res.Warnings = len(run.Events), len(run.Requests), run.Stopped, run.Warnings
 	res.Violations = oracle.Check(run.Events, oracle.Options{Strict: true})
 	if showView {
 		res.Nodes = nodeLines(view.Derive(run.Events))
@@ -164,6 +165,9 @@ func printScenarioResult(w io.Writer, res *scenarioResult) {
 		for _, v := range res.Violations {
 			fmt.Fprintf(w, "%s: %s\n", name, formatViolation(v))
 		}
+	}
+	for _, warning := range res.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warning)
 	}
 	for _, n := range res.Nodes {
 		fmt.Fprintf(w, "  %s\n", n.text())

@@ -25,6 +25,7 @@ func TestScenarioBadFiles(t *testing.T) {
 		{"a nested unknown field", `{"name":"x","requests":[{"toolCalls":[{"name":"bash","args":"{}"}]}]}`, "requests[0].toolCalls[0].args: unknown field"},
 		{"invalid JSON", "{\"name\":\"x\",\n\"requests\": [}", "invalid JSON on line 2"},
 		{"no name", `{}`, "name: missing"},
+		{"a misspelled event type", `{"name":"x","world":[{"do":"cancel","after":"llm/retried"}]}`, `world[0].after: unknown event type "llm/retried"`},
 	}
 	dir := t.TempDir()
 	for i, tt := range tests {
