@@ -43,6 +43,9 @@ type Scenario struct {
 	// NoAdapter leaves the provider unregistered: its requests fail with
 	// NO_ADAPTER ("adapter": false).
 	NoAdapter bool
+	// Seed, when set and Random is not, draws the jitter samples from the
+	// "jitter" stream split off it.
+	Seed *uint64
 }
 
 // Outcome is the model's answer to one request.
@@ -131,7 +134,7 @@ func ParseScenario(raw []byte) (*Scenario, error) {
 		return nil, err
 	}
 	if err := o.only("name", "provider", "model", "contextWindow", "retryPolicy", "compaction", "listenerOrder",
-		"random", "requests", "summaries", "inputs", "world", "streamIdleTimeoutMs", "maxEvents", "adapter"); err != nil {
+		"random", "requests", "summaries", "inputs", "world", "streamIdleTimeoutMs", "maxEvents", "adapter", "seed"); err != nil {
 		return nil, err
 	}
 	s := &Scenario{Provider: "mock", Model: "mock-model", ContextWindow: 128000,
@@ -157,6 +160,7 @@ func ParseScenario(raw []byte) (*Scenario, error) {
 		func() error { return parseCompaction(o, s) },
 		func() error { return parseListenerOrder(o, s) },
 		func() error { return parseRandom(o, s) },
+		func() error { return parseSeed(o, s) },
 		func() error { return parseRequests(o, s) },
 		func() error { return parseSummaries(o, s) },
 		func() error { return parseInputs(o, s) },
@@ -282,6 +286,22 @@ func parseRandom(o *object, s *Scenario) error {
 		}
 		s.Random = append(s.Random, f)
 	}
+	return nil
+}
+
+func parseSeed(o *object, s *Scenario) error {
+	raw := o.raw("seed")
+	if raw == nil {
+		return nil
+	}
+	var seed uint64
+	if err := json.Unmarshal(raw, &seed); err != nil {
+		return ferr("seed", "must be a non-negative integer, got %s", describe(raw))
+	}
+	if o.has("random") {
+		return ferr("seed", "draws the jitter samples; it cannot stand beside random")
+	}
+	s.Seed = &seed
 	return nil
 }
 

@@ -80,7 +80,8 @@ type scenarioJSON struct {
 	RetryPolicy         json.RawMessage   `json:"retryPolicy"`
 	Compaction          json.RawMessage   `json:"compaction"`
 	ListenerOrder       []string          `json:"listenerOrder"`
-	Random              []float64         `json:"random"`
+	Seed                *uint64           `json:"seed,omitempty"`
+	Random              []float64         `json:"random,omitempty"`
 	StreamIdleTimeoutMs float64           `json:"streamIdleTimeoutMs"`
 	MaxEvents           int               `json:"maxEvents"`
 	Requests            []outcomeJSON     `json:"requests"`
@@ -93,8 +94,11 @@ type scenarioJSON struct {
 // spelled out.
 func (s *Scenario) MarshalJSON() ([]byte, error) {
 	out := scenarioJSON{Name: s.Name, Provider: s.Provider, Model: s.Model, ContextWindow: s.ContextWindow,
-		ListenerOrder: s.ListenerOrder, Random: s.Random, StreamIdleTimeoutMs: s.StreamIdleTimeoutMs, MaxEvents: s.MaxEvents,
+		ListenerOrder: s.ListenerOrder, Seed: s.Seed, StreamIdleTimeoutMs: s.StreamIdleTimeoutMs, MaxEvents: s.MaxEvents,
 		Requests: []outcomeJSON{}, Summaries: []summaryJSON{}, Inputs: []json.RawMessage{}, World: []json.RawMessage{}}
+	if s.Seed == nil {
+		out.Random = s.Random
+	}
 	if s.NoAdapter {
 		out.Adapter = new(bool)
 	}

@@ -69,8 +69,12 @@ func Run(s *Scenario) (res *Result) {
 	if s.NoAdapter {
 		routes = nil
 	}
+	var random loop.Random = &cycle{samples: s.Random}
+	if s.Seed != nil {
+		random = Stream(*s.Seed, "jitter")
+	}
 	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes},
-		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: &cycle{samples: s.Random}, IDs: &w.ids, Tools: &scriptedTools{w: w}})
+		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
 	for _, name := range s.ListenerOrder {
 		switch name {
 		case ListenerRetry:
