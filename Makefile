@@ -4,7 +4,7 @@
 GO       ?= go
 FUZZTIME ?= 30s
 
-.PHONY: all sim test lint staticcheck bench fuzz build clean
+.PHONY: all sim test lint staticcheck bench fuzz build clean conformance
 
 all: lint test
 
@@ -19,6 +19,11 @@ sim:
 # under CI they fail.
 test:
 	$(GO) test -race -count=1 ./...
+
+# The real DSH against turnsim's model, scenario by scenario (installs DSH
+# from the npm registry into .cache/dsh the first time).
+conformance:
+	bash scripts/conformance.sh
 
 # gofmt must print nothing; go vet must pass.
 lint:

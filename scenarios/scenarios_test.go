@@ -22,12 +22,19 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files (read their diff first)")
 
+// scenarioFiles are the scenarios here and the conformance scenarios
+// (ordinary scenarios that 'make conformance' also runs against DSH).
 func scenarioFiles(t *testing.T) []string {
 	files, err := filepath.Glob("*.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) < 25 {
+	more, err := filepath.Glob(filepath.Join("conformance", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, more...)
+	if len(files) < 25+12 {
 		t.Fatalf("%d scenario files, want at least 25", len(files))
 	}
 	return files
@@ -38,12 +45,13 @@ func scenarioFiles(t *testing.T) []string {
 // give the same bytes twice.
 func TestGoldens(t *testing.T) {
 	for _, file := range scenarioFiles(t) {
-		t.Run(strings.TrimSuffix(file, ".json"), func(t *testing.T) {
+		name := strings.ReplaceAll(strings.TrimSuffix(file, ".json"), string(filepath.Separator), "-")
+		t.Run(name, func(t *testing.T) {
 			s, err := sim.LoadScenario(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Name+".json" != file {
+			if s.Name != name {
 				t.Errorf("scenario name %q does not match its file %s", s.Name, file)
 			}
 			res := sim.Run(s)

@@ -65,8 +65,9 @@ func (s *scriptedStream) Next(ctx context.Context) (session.StreamChunk, error) 
 		if err := s.w.clock.Sleep(ctx, s.w.idleTimeout()); err != nil {
 			return session.StreamChunk{}, err
 		}
+		// DSH's DeepSeek adapter's wording (observed on 0.1.0-rc.8).
 		return session.StreamChunk{}, &loop.LLMError{Failure: session.LlmFailure{Code: "TIMEOUT",
-			Message: fmt.Sprintf("stream idle for %v ms", s.w.scenario.StreamIdleTimeoutMs)}}
+			Message: fmt.Sprintf("DeepSeek stream idle timeout after %vms", s.w.scenario.StreamIdleTimeoutMs)}}
 	case s.out.Fail != nil && s.i >= len(s.chunks):
 		return session.StreamChunk{}, &loop.LLMError{Failure: *s.out.Fail}
 	case s.i >= len(s.chunks):

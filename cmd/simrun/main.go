@@ -34,6 +34,11 @@ commands:
   scenario FILE…
                 run scenario files in the deterministic world: timeline,
                 session log (--trace), oracle
+  serve --scenario FILE
+                a fake DeepSeek provider on loopback answering from a scenario
+  conformance --dsh DIR FILE…
+                run scenarios against the real DSH and the model, and compare
+                (make conformance installs DSH and runs it)
   version       print turnsim's version
 
 Run 'simrun <command> -h' for a command's flags.
@@ -60,6 +65,12 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		return runCheck(args[1:], stdout, stderr)
 	case "scenario":
 		return runScenario(args[1:], stdout, stderr)
+	case "serve":
+		return runServe(args[1:], stdout, stderr)
+	case "conformance":
+		return runConformance(args[1:], stdout, stderr)
+	case "dsh-run": // the inner half of conformance, inside unshare -n
+		return runDSH(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "simrun %s\n", version)
 		return exitClean

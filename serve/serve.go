@@ -1,0 +1,190 @@
+// Package serve is a fake DeepSeek provider: an OpenAI-style
+// chat-completions endpoint (POST /chat/completions, server-sent events)
+// that answers successive requests from a scenario's requests list and
+// compaction summaries (header x-deepseek-harness-compact: 1) from its
+// summaries list, in the vocabulary of 'simrun scenario'.
+//
+// Each failure code is produced by the HTTP behaviour that makes DSH's
+// DeepSeek adapter derive that same code (SPEC.md 5.3):
+//
+//	AUTH                      401 (or the scenario's 401/403)
+//	RATE_LIMIT                429, with retry-after in whole seconds
+//	QUOTA                     429 (or the scenario's status), error.code insufficient_quota
+//	CONTEXT_WINDOW_EXCEEDED   400, error.code context_length_exceeded
+//	INVALID_REQUEST           400 (or 413)
+//	SERVER                    the scenario's status ≥ 500, else 500
+//	HTTP_<n>                  status n
+//	STREAM_CLOSED             200, the stream's first deltas, then a clean end without [DONE]
+//	TRANSPORT                 the connection closed: before any byte, or after some deltas
+//	TIMEOUT                   200, then a stall longer than the client's idle timeout
+//	EMPTY_RESPONSE            200, a stop with no content, [DONE]
+//
+// A hang stalls until the client goes away. Other codes cannot be made
+// on the wire; they are answered with 500 (SERVER) and listed by Check.
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// Server answers requests from one scenario.
+type Server struct {
+	scenario *sim.Scenario
+	// Log, when set, receives one JSON line per request.
+	Log io.Writer
+
+	mu        sync.Mutex
+	requests  int
+	summaries int
+	seq       int
+}
+
+// New serves a scenario.
+func New(s *sim.Scenario) *Server { return &Server{scenario: s} }
+
+// wireCodes are the codes the wire can produce.
+var wireCodes = map[string]bool{"AUTH": true, "RATE_LIMIT": true, "QUOTA": true, "CONTEXT_WINDOW_EXCEEDED": true,
+	"INVALID_REQUEST": true, "SERVER": true, "STREAM_CLOSED": true, "TRANSPORT": true, "TIMEOUT": true, "EMPTY_RESPONSE": true}
+
+// Check lists what of the scenario the wire cannot express faithfully.
+func Check(s *sim.Scenario) []string {
+	var problems []string
+	for i, r := range s.Requests {
+		if r.Fail == nil {
+			continue
+		}
+		code := r.Fail.Code
+		if !wireCodes[code] && !isHTTPCode(code) {
+			problems = append(problems, fmt.Sprintf("requests[%d].fail.code %q has no wire form; it is answered with HTTP 500 (SERVER)", i, code))
+		}
+		if ra := r.Fail.ProviderRetryAfterMs; ra != nil && math.Mod(*ra, 1000) != 0 {
+			problems = append(problems, fmt.Sprintf("requests[%d].fail.retryAfterMs %v is sent as retry-after %d s (whole seconds)", i, *ra, retryAfterSeconds(*ra)))
+		}
+	}
+	return problems
+}
+
+func isHTTPCode(code string) bool {
+	if len(code) != 8 || code[:5] != "HTTP_" {
+		return false
+	}
+	n, err := strconv.Atoi(code[5:])
+	return err == nil && n >= 400 && n <= 599
+}
+
+func retryAfterSeconds(ms float64) int { return int(math.Ceil(ms / 1000)) }
+
+// record is one request as the log keeps it.
+type record struct {
+	N       int               `json:"n"`
+	Kind    string            `json:"kind"` // conversation or summary
+	Path    string            `json:"path"`
+	Headers map[string]string `json:"headers"`
+	Body    json.RawMessage   `json:"body"`
+	Answer  string            `json:"answer"`
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !(r.URL.Path == "/chat/completions" || r.URL.Path == "/v1/chat/completions") {
+		http.Error(w, `{"error":{"message":"only POST /chat/completions is served"}}`, http.StatusNotFound)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		return
+	}
+	var req struct {
+		Model string `json:"model"`
+	}
+	json.Unmarshal(body, &req)
+	summary := r.Header.Get("x-deepseek-harness-compact") == "1"
+	out, n := s.next(summary)
+	s.logRequest(r, body, summary, n, describe(out))
+	if out.LatencyMs > 0 {
+		select {
+		case <-time.After(time.Duration(out.LatencyMs * float64(time.Millisecond))):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	answer(w, r, out, req.Model, n)
+}
+
+// next takes the next outcome of the conversation or summary list.
+func (s *Server) next(summary bool) (sim.Outcome, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	if summary {
+		i := s.summaries
+		s.summaries++
+		if i < len(s.scenario.Summaries) {
+			so := s.scenario.Summaries[i]
+			if so.Fail != nil {
+				return sim.Outcome{Fail: &session.LlmFailure{Code: "SERVER", Message: *so.Fail, Status: ptr(500)}, LatencyMs: so.LatencyMs}, s.seq
+			}
+			return sim.Outcome{Text: so.Text, LatencyMs: so.LatencyMs}, s.seq
+		}
+		return sim.Outcome{Text: ptr("ok")}, s.seq
+	}
+	i := s.requests
+	s.requests++
+	if i < len(s.scenario.Requests) {
+		return s.scenario.Requests[i], s.seq
+	}
+	return sim.Outcome{Text: ptr("ok")}, s.seq
+}
+
+// credentialHeaders are never logged.
+var credentialHeaders = map[string]bool{"Authorization": true, "Api-Key": true, "X-Api-Key": true, "Cookie": true}
+
+func (s *Server) logRequest(r *http.Request, body []byte, summary bool, n int, answer string) {
+	if s.Log == nil {
+		return
+	}
+	rec := record{N: n, Kind: "conversation", Path: r.URL.Path, Headers: map[string]string{}, Answer: answer}
+	if summary {
+		rec.Kind = "summary"
+	}
+	for k, v := range r.Header {
+		if !credentialHeaders[http.CanonicalHeaderKey(k)] {
+			rec.Headers[k] = v[0]
+		}
+	}
+	if json.Valid(body) {
+		rec.Body = body
+	} else {
+		rec.Body, _ = json.Marshal(string(body))
+	}
+	line, _ := json.Marshal(rec) // map keys are sorted: stable output
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Log.Write(append(line, '\n'))
+}
+
+func describe(o sim.Outcome) string {
+	switch {
+	case o.Fail != nil:
+		return "fail " + o.Fail.Code
+	case o.Hang:
+		return "hang"
+	case o.MaxTokens != nil:
+		return "max-tokens"
+	case len(o.ToolCalls) > 0:
+		return "tool calls"
+	}
+	return "text"
+}
+
+func ptr[T any](v T) *T { return &v }
