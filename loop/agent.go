@@ -33,9 +33,10 @@ type Agent struct {
 	cfg   Config
 	ports Ports
 
-	listeners []namedListener
-	onAppend  []func(*session.Event)
-	onStatus  []func(Status)
+	listeners    []namedListener
+	wrapListener func(string, RequestErrorListener) RequestErrorListener
+	onAppend     []func(*session.Event)
+	onStatus     []func(Status)
 
 	surface Surface
 
@@ -170,6 +171,11 @@ func (a *Agent) Steer(m session.UserMessage) error { return a.Send(m, NextStep, 
 func (a *Agent) Inject(m session.UserMessage) error { return a.Send(m, NextStep, false) }
 
 func (a *Agent) wakeDriver(afterAbort bool) {
+	if a.disposed {
+		// A wake that lands after disposal began never starts a driver,
+		// even for a send that was already in flight.
+		return
+	}
 	if a.running {
 		if afterAbort && (a.cause == nil || a.cause.Kind != session.CauseDisposed) {
 			a.wakeRequested = true

@@ -155,6 +155,13 @@ func (a *Agent) stream(req *Request, route *Route) (*attemptResult, error) {
 		}
 	}
 	if a.signalled() {
+		if res.finish.Failed() {
+			// The attempt had already failed when the cancel was seen:
+			// a failed attempt's chunks are never cited by a message
+			// (SPEC 2.4), so it ends like a cancel after the waterfall
+			// (SPEC 2.7), without an interrupted message.
+			return nil, errAborted
+		}
 		return nil, a.interrupt(req, res)
 	}
 	return res, nil

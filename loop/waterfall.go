@@ -50,14 +50,28 @@ type namedListener struct {
 // before it: the first registered is the outermost. It returns a function
 // that unregisters it.
 func (a *Agent) AddRequestErrorListener(name string, l RequestErrorListener) (remove func()) {
-	a.listeners = append(a.listeners, namedListener{name, l})
+	a.listeners = append(a.listeners, namedListener{name, a.wrap(name, l)})
 	return a.removeListener(name)
 }
 
 // PrependRequestErrorListener registers a listener before all others.
 func (a *Agent) PrependRequestErrorListener(name string, l RequestErrorListener) (remove func()) {
-	a.listeners = append([]namedListener{{name, l}}, a.listeners...)
+	a.listeners = append([]namedListener{{name, a.wrap(name, l)}}, a.listeners...)
 	return a.removeListener(name)
+}
+
+// ObserveListeners wraps every listener registered afterwards, so that an
+// observer (the simulator's run facts) sees each decision; the wrapper
+// must call the listener it is given and return its result.
+func (a *Agent) ObserveListeners(wrap func(name string, l RequestErrorListener) RequestErrorListener) {
+	a.wrapListener = wrap
+}
+
+func (a *Agent) wrap(name string, l RequestErrorListener) RequestErrorListener {
+	if a.wrapListener == nil {
+		return l
+	}
+	return a.wrapListener(name, l)
 }
 
 func (a *Agent) removeListener(name string) func() {

@@ -90,8 +90,14 @@ func (b *logBuilder) retry(turn, step int, id string, n int, max string, delay, 
 	if max != "" {
 		maxField, mode = `,"maxRetries":`+max, "normal"
 	}
-	return b.add(`{"type":"llm/retry","data":{"retryId":%q,"turn":%d,"step":%d,"provider":"mock","mode":%q,"policyKey":"[\"normal\",2,[\"SERVER\"],25,50,0]","retry":%d%s,"delayMs":%s,"failure":{"message":%q,"code":%q}}}`,
-		id, turn, step, mode, n, maxField, delay, msg, code)
+	// The key allows any delay in [0, 50] (jitter 1) and every code the
+	// tests fail with, so that only the invariant under test fires.
+	key := `[\"always\",25,50,1]`
+	if mode == "normal" {
+		key = `[\"normal\",` + max + `,[\"AUTH\",\"RATE_LIMIT\",\"SERVER\",\"TRANSPORT\"],25,50,1]`
+	}
+	return b.add(`{"type":"llm/retry","data":{"retryId":%q,"turn":%d,"step":%d,"provider":"mock","mode":%q,"policyKey":"%s","retry":%d%s,"delayMs":%s,"failure":{"message":%q,"code":%q}}}`,
+		id, turn, step, mode, key, n, maxField, delay, msg, code)
 }
 func (b *logBuilder) started(turn, step int, id string, n int) int64 {
 	return b.add(`{"type":"llm/retry-started","data":{"retryId":%q,"turn":%d,"step":%d,"retry":%d}}`, id, turn, step, n)

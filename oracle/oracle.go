@@ -26,6 +26,15 @@ const (
 	CancelledTurnNeverRetries = "cancelled-turn-never-retries"
 	FailedAttemptNotInHistory = "failed-attempt-not-in-history"
 	ExhaustedTurnRendersError = "exhausted-turn-renders-error"
+	BackoffHonoured           = "backoff-honoured"
+	NonRetryableStaysTerminal = "non-retryable-stays-terminal"
+	OverflowRecoveryBounded   = "overflow-recovery-bounded"
+	TurnTerminates            = "turn-terminates"
+	NoLostInput               = "no-lost-input"
+	// SUTPanic is a panic inside the system under test, caught by the
+	// world; Nondeterminism is a run that did not reproduce byte for byte.
+	SUTPanic       = "sut-panic"
+	Nondeterminism = "nondeterminism"
 )
 
 // Invariant is one checked property.
@@ -42,6 +51,13 @@ var Invariants = []Invariant{
 	{CancelledTurnNeverRetries, "after an interrupted assistant message or an aborted finish nothing more is attempted in the turn, and an interrupted turn ends aborted"},
 	{FailedAttemptNotInHistory, "an assistant message cites only the chunks of its own attempt, never those of a failed attempt, and only a successful message's tool calls run"},
 	{ExhaustedTurnRendersError, "every error turn/end derives a turn-error node with its display-safe message and code, in the full log and in every tail window that contains it, beside its retry rows"},
+	{BackoffHonoured, "each llm/retry's delayMs is what its policy's formula allows (or the provider's Retry-After within the cap), and the retry starts exactly that long after it"},
+	{NonRetryableStaysTerminal, "a normal-mode policy never retries a failure whose code its own retryable codes (read from its policyKey) do not list"},
+	{OverflowRecoveryBounded, "compaction answers retry at most maxOverflowRetries times since the last model message, and only after it committed a change of the surface (run facts)"},
+	{TurnTerminates, "every run ends by itself within its bound, and nothing is appended after a disposal completed (run facts)"},
+	{NoLostInput, "every message given to send, followup, steer or inject enters the history exactly once, or its removal is recorded, or it is still in the inbox (run facts)"},
+	{SUTPanic, "the system under test never panics"},
+	{Nondeterminism, "the same run, repeated, writes the same bytes"},
 }
 
 // Meaning returns the sentence of an invariant id.
@@ -72,6 +88,8 @@ type Options struct {
 	// Derive is the view under test; nil means view.Derive. Mutant views
 	// are checked by passing them here.
 	Derive func([]session.Event) view.Nodes
+	// Facts are the run's facts; nil for a real log.
+	Facts *Facts
 	// Strict holds the log to the loop's own placement everywhere: an
 	// assistant/chunk outside any turn is then a violation. Without it such
 	// chunks are read as a model-replay script, which DSH's LLM-replay
@@ -94,6 +112,15 @@ func Check(events []session.Event, opts Options) []Violation {
 	out = append(out, checkCancelled(events, s)...)
 	out = append(out, checkHistory(events, s)...)
 	out = append(out, checkRendering(events, opts.Derive)...)
+	out = append(out, checkBackoff(events, opts.Facts)...)
+	out = append(out, checkNonRetryable(events)...)
+	out = append(out, checkOverflowBounded(events, opts.Facts)...)
+	out = append(out, checkTerminates(events, opts.Facts)...)
+	out = append(out, checkCancelledExact(events, opts.Facts, s)...)
+	out = append(out, checkNoLostInput(events, opts.Facts)...)
+	if f := opts.Facts; f != nil && f.Panic != "" {
+		out = append(out, Violation{Invariant: SUTPanic, Seqs: []int64{int64(len(events)) - 1}, Message: f.Panic})
+	}
 	slices.SortStableFunc(out, func(a, b Violation) int {
 		if d := invariantOrder(a.Invariant) - invariantOrder(b.Invariant); d != 0 {
 			return d

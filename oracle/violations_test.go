@@ -64,20 +64,20 @@ func TestViolationsFire(t *testing.T) {
 			b.failRetried(1, 1, "r", 1, "0")
 			b.complete(1, 1)
 		}, []string{oracle.LogWellFormed, oracle.RetryBudget}},
-		{"delayMs -1 (fact 22)", func(b *logBuilder) {
+		{"delayMs -1 (fact 22); no formula allows it either", func(b *logBuilder) {
 			*b = *begin()
 			b.fail(1, 1, "SERVER", "busy")
 			b.retry(1, 1, "r", 1, "2", "-1", "SERVER", "busy")
 			b.started(1, 1, "r", 1)
 			b.complete(1, 1)
-		}, []string{oracle.LogWellFormed}},
-		{"delayMs 2,147,483,648 (fact 22)", func(b *logBuilder) {
+		}, []string{oracle.BackoffHonoured, oracle.LogWellFormed}},
+		{"delayMs 2,147,483,648 (fact 22); above the cap too", func(b *logBuilder) {
 			*b = *begin()
 			b.fail(1, 1, "SERVER", "busy")
 			b.retry(1, 1, "r", 1, "2", "2147483648", "SERVER", "busy")
 			b.started(1, 1, "r", 1)
 			b.complete(1, 1)
-		}, []string{oracle.LogWellFormed}},
+		}, []string{oracle.BackoffHonoured, oracle.LogWellFormed}},
 		{"llm/retry names another provider than the latest header", func(b *logBuilder) {
 			b.turnStart(1)
 			b.stepStart(1, 1)
@@ -171,6 +171,31 @@ func TestViolationsFire(t *testing.T) {
 			b.failRetried(1, 2, "r", 1, "5")
 			b.complete(1, 2)
 		}, []string{oracle.RetryBudget}},
+
+		// backoff-honoured
+		{"a delay the policy's formula cannot give (jitter 0: exactly 25)", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.add(`{"type":"llm/retry","data":{"retryId":"r","turn":1,"step":1,"provider":"mock","mode":"normal","policyKey":"[\"normal\",2,[\"SERVER\"],25,50,0]","retry":1,"maxRetries":2,"delayMs":30,"failure":{"message":"busy","code":"SERVER"}}}`)
+			b.started(1, 1, "r", 1)
+			b.complete(1, 1)
+		}, []string{oracle.BackoffHonoured}},
+		{"a Retry-After within the cap that was jittered", func(b *logBuilder) {
+			*b = *begin()
+			b.add(`{"type":"assistant/chunk","data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"busy","code":"SERVER","providerRetryAfterMs":40}}}}}`)
+			b.add(`{"type":"llm/retry","data":{"retryId":"r","turn":1,"step":1,"provider":"mock","mode":"normal","policyKey":"[\"normal\",2,[\"SERVER\"],25,50,0.5]","retry":1,"maxRetries":2,"delayMs":36,"failure":{"message":"busy","code":"SERVER","providerRetryAfterMs":40}}}`)
+			b.started(1, 1, "r", 1)
+			b.complete(1, 1)
+		}, []string{oracle.BackoffHonoured}},
+
+		// non-retryable-stays-terminal
+		{"a normal policy retries AUTH, which its codes do not list", func(b *logBuilder) {
+			*b = *begin()
+			b.fail(1, 1, "AUTH", "bad key")
+			b.add(`{"type":"llm/retry","data":{"retryId":"r","turn":1,"step":1,"provider":"mock","mode":"normal","policyKey":"[\"normal\",5,[\"EMPTY_RESPONSE\",\"RATE_LIMIT\",\"SERVER\",\"TIMEOUT\",\"TRANSPORT\"],500,10000,0.1]","retry":1,"maxRetries":5,"delayMs":500,"failure":{"message":"bad key","code":"AUTH"}}}`)
+			b.started(1, 1, "r", 1)
+			b.complete(1, 1)
+		}, []string{oracle.NonRetryableStaysTerminal}},
 
 		// retry-after-handled-failure
 		{"llm/retry after a successful attempt", func(b *logBuilder) {

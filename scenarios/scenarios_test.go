@@ -58,7 +58,7 @@ func TestGoldens(t *testing.T) {
 			if res.Stopped != "" {
 				t.Errorf("the run stopped early: %s", res.Stopped)
 			}
-			for _, v := range oracle.Check(res.Events, oracle.Options{Strict: true}) {
+			for _, v := range oracle.Check(res.Events, oracle.Options{Strict: true, Facts: &res.Facts}) {
 				t.Errorf("violation: %s", v)
 			}
 			log := logBytes(t, res)

@@ -24,20 +24,27 @@ const (
 // errListenerThrew is what the throwing test listener throws.
 var errListenerThrew = errors.New("request-error listener threw")
 
-func testListener(name string) loop.RequestErrorListener {
+// testListener builds a named test listener; its cancels go through the
+// world, so that the run facts record them like any other cancel.
+func (w *World) testListener(name string) loop.RequestErrorListener {
+	cancel := func() {
+		w.record("cancel user (by the " + name + " listener)")
+		w.fact("cancel", session.CauseUser)
+		w.agent.Cancel(session.Cause{Kind: session.CauseUser}, false)
+	}
 	switch name {
 	case ListenerAlwaysRetry:
 		return func(*loop.RequestError, loop.Next) (loop.Action, error) { return loop.Retry, nil }
 	case ListenerThrow:
 		return func(*loop.RequestError, loop.Next) (loop.Action, error) { return loop.NoAction, errListenerThrew }
 	case ListenerCancelThenNext:
-		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
-			ev.Agent.Cancel(session.Cause{Kind: session.CauseUser}, false)
+		return func(_ *loop.RequestError, next loop.Next) (loop.Action, error) {
+			cancel()
 			return next()
 		}
 	case ListenerCancelThenRetry:
-		return func(ev *loop.RequestError, _ loop.Next) (loop.Action, error) {
-			ev.Agent.Cancel(session.Cause{Kind: session.CauseUser}, false)
+		return func(*loop.RequestError, loop.Next) (loop.Action, error) {
+			cancel()
 			return loop.Retry, nil
 		}
 	}

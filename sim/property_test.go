@@ -198,7 +198,7 @@ func TestWorldProperties(t *testing.T) {
 		if first.Stopped != "" {
 			return "the run stopped: " + first.Stopped
 		}
-		if vs := oracle.Check(first.Events, oracle.Options{Strict: true}); len(vs) > 0 {
+		if vs := oracle.Check(first.Events, oracle.Options{Strict: true, Facts: &first.Facts}); len(vs) > 0 {
 			return "violation: " + vs[0].String()
 		}
 		a, b := logOf(first), logOf(Run(s))

@@ -2,12 +2,14 @@ package sim
 
 import (
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/oracle"
 )
 
 // AppliedAction is a world action or input as it was applied: before the
@@ -31,6 +33,8 @@ type Result struct {
 	// Stopped says why the world stopped the run early (a bound, or a
 	// sleep nothing could end); empty when the agent went idle.
 	Stopped string
+	// Facts are what the run knows beyond its log, for the oracle.
+	Facts oracle.Facts
 }
 
 // World runs one scenario.
@@ -47,6 +51,7 @@ type World struct {
 	warnings  []string
 	counts    map[string]int
 	triggered []triggered
+	facts     oracle.Facts
 }
 
 // triggered is an action placed after the nth append of an event type.
@@ -63,7 +68,10 @@ type bounded struct{ events int }
 // Run runs a scenario to the end: every input and world action applied and
 // the agent idle, or a bound reached.
 func Run(s *Scenario) (res *Result) {
-	w := &World{scenario: s, counts: map[string]int{}}
+	w := &World{scenario: s, counts: map[string]int{}, facts: oracle.Facts{MaxOverflowRetries: -1, IdleAfterDisposal: -1}}
+	if s.Compaction != nil {
+		w.facts.MaxOverflowRetries = s.Compaction.MaxOverflowRetries
+	}
 	log := session.NewLog(session.Header{ID: "scenario-" + s.Name, CreatedAt: Epoch.UnixMilli()}, &w.clock)
 	routes := map[string]*loop.Route{s.Provider: {RetryPolicy: s.RetryPolicy, ContextWindow: s.ContextWindow}}
 	if s.NoAdapter {
@@ -75,6 +83,7 @@ func Run(s *Scenario) (res *Result) {
 	}
 	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes},
 		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
+	w.agent.ObserveListeners(w.observeListener)
 	for _, name := range s.ListenerOrder {
 		switch name {
 		case ListenerRetry:
@@ -86,11 +95,16 @@ func Run(s *Scenario) (res *Result) {
 				c.Warn = w.warn
 			}
 		default:
-			w.agent.AddRequestErrorListener(name, testListener(name))
+			w.agent.AddRequestErrorListener(name, w.testListener(name))
 		}
 	}
 	w.agent.OnAppend(w.observe)
-	w.agent.OnStatus(func(st loop.Status) { w.statuses = append(w.statuses, st) })
+	w.agent.OnStatus(func(st loop.Status) {
+		w.statuses = append(w.statuses, st)
+		if st == loop.StatusIdle && w.agent.Disposed() && w.facts.IdleAfterDisposal < 0 {
+			w.facts.IdleAfterDisposal = int64(w.agent.Log().Len())
+		}
+	})
 	for i, in := range s.Inputs {
 		w.place(fmt.Sprintf("inputs[%d]", i), in.Trigger, w.inputAction(in))
 	}
@@ -106,7 +120,9 @@ func Run(s *Scenario) (res *Result) {
 			case bounded:
 				res.Stopped = fmt.Sprintf("stopped at the bound of %d events", r.events)
 			default:
-				panic(r)
+				// A panic of the system under test is a finding, not a
+				// crash of turnsim.
+				res.Facts.Panic = fmt.Sprintf("%v\n%s", r, debug.Stack())
 			}
 		}
 		for _, t := range w.triggered {
@@ -117,6 +133,9 @@ func Run(s *Scenario) (res *Result) {
 		res.Header, res.Events = log.Header(), log.Events()
 		res.Actions, res.Requests, res.Summaries = w.actions, w.requests, w.summaries
 		res.Statuses, res.Warnings = w.statuses, w.warnings
+		panicked := res.Facts.Panic
+		res.Facts = w.facts
+		res.Facts.Panic, res.Facts.Stopped = panicked, res.Stopped
 	}()
 	for w.clock.Pending() > 0 {
 		w.clock.runNext()
@@ -148,6 +167,7 @@ func (w *World) observe(e *session.Event) {
 	if int(e.Seq)+1 > w.scenario.MaxEvents {
 		panic(bounded{events: w.scenario.MaxEvents})
 	}
+	w.facts.TimeNs = append(w.facts.TimeNs, int64(w.clock.Elapsed()))
 	w.counts[e.Type()]++
 	for i := range w.triggered {
 		t := &w.triggered[i]
@@ -175,6 +195,7 @@ func (w *World) inputAction(in Input) func() {
 		case "inject":
 			err = w.agent.Inject(m)
 		}
+		w.facts.Inputs = append(w.facts.Inputs, oracle.Input{ID: m.ID, Refused: err != nil})
 		if err != nil {
 			w.warn(fmt.Sprintf("%s %q refused: %v", in.Kind, in.Text, err))
 		}
@@ -193,9 +214,11 @@ func (w *World) worldAction(a Action) func() {
 				what += " keepInbox"
 			}
 			w.record(what)
+			w.fact("cancel", a.Cause.Kind)
 			w.agent.Cancel(a.Cause, a.KeepInbox)
 		case "dispose":
 			w.record("dispose")
+			w.fact("dispose", session.CauseDisposed)
 			w.agent.Dispose()
 		case "dispose-retry":
 			w.record("dispose llm-retry")
@@ -203,6 +226,30 @@ func (w *World) worldAction(a Action) func() {
 				w.executor.Dispose()
 			}
 		}
+	}
+}
+
+// fact records a cancel or disposal for the oracle; it counts only while a
+// turn is open (a cancel between turns takes effect on no turn).
+func (w *World) fact(kind, cause string) {
+	if w.agent.OpenTurn() != 0 {
+		w.facts.Actions = append(w.facts.Actions, oracle.Action{Seq: int64(w.agent.Log().Len()), Kind: kind, Cause: cause})
+	}
+}
+
+// observeListener records each listener's own answer: a retry counts as
+// the listener's only when it did not pass on a retry its next() returned.
+func (w *World) observeListener(name string, l loop.RequestErrorListener) loop.RequestErrorListener {
+	return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
+		passedOn := false
+		act, err := l(ev, func() (loop.Action, error) {
+			a, e := next()
+			passedOn = passedOn || (a == loop.Retry && e == nil)
+			return a, e
+		})
+		w.facts.Decisions = append(w.facts.Decisions, oracle.Decision{Seq: int64(w.agent.Log().Len()), Listener: name,
+			Retry: act == loop.Retry && err == nil && !passedOn, Threw: err != nil})
+		return act, err
 	}
 }
 

@@ -161,6 +161,9 @@ func conformOne(file, self, dsh, keep string, timeout time.Duration) conformResu
 	}
 	res := conformResult{violations: oracle.Check(dshEvents, oracle.Options{Strict: true}), nodes: nodeLines(view.Derive(dshEvents))}
 	model := sim.Run(s)
+	if vs := oracle.Check(model.Events, oracle.Options{Strict: true, Facts: &model.Facts}); len(vs) > 0 {
+		res.violations = append(res.violations, vs...) // the model's own log must be clean too
+	}
 	want, got := conformance.Skeleton(dshEvents), conformance.Skeleton(model.Events)
 	conv, summ, err := countRequests(filepath.Join(dir, "requests.jsonl"))
 	if err != nil {

@@ -102,7 +102,7 @@ func scenarioFile(file, trace string, several, showView, showTimeline bool, out 
 	res.Name = s.Name
 	run := sim.Run(s)
 	res.Events, res.Requests, res.Stopped, res.Warnings = len(run.Events), len(run.Requests), run.Stopped, run.Warnings
-	res.Violations = oracle.Check(run.Events, oracle.Options{Strict: true})
+	res.Violations = oracle.Check(run.Events, oracle.Options{Strict: true, Facts: &run.Facts})
 	if showView {
 		res.Nodes = nodeLines(view.Derive(run.Events))
 	}

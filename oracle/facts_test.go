@@ -1,0 +1,107 @@
+package oracle_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/turnsim/turnsim/oracle"
+)
+
+// TestFactsViolations: the invariants that read run facts fire when the
+// facts show a violation, and stay quiet on the same log without them.
+func TestFactsViolations(t *testing.T) {
+	noFacts := func() *oracle.Facts { return &oracle.Facts{MaxOverflowRetries: 1, IdleAfterDisposal: -1} }
+	tests := []struct {
+		why   string
+		build func(b *logBuilder) *oracle.Facts
+		want  []string
+	}{
+		{"a cancel took effect mid-step, then a listener's retry ran another attempt", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Actions = []oracle.Action{{Seq: f + 1, Kind: "cancel", Cause: "user"}}
+			return facts
+		}, []string{oracle.CancelledTurnNeverRetries}},
+		{"a disposed turn that ends aborted for another cause", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.stepEnd(1, 1)
+			b.turnEnd(1, abortedBy)
+			facts := noFacts()
+			facts.Actions = []oracle.Action{{Seq: f + 1, Kind: "dispose"}}
+			return facts
+		}, []string{oracle.CancelledTurnNeverRetries}},
+		{"compaction retried twice with maxOverflowRetries 1 and no model message between", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			var decisions []oracle.Decision
+			for n := 0; n < 2; n++ {
+				b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
+				b.add(`{"type":"compaction/start","data":{"compactionId":"c%d","turn":1}}`, n)
+				b.add(`{"type":"compaction/summary","data":{"compactionId":"c%d","summary":[],"shadowedRange":{"start":%d,"end":%d},"shadowedSeqs":[%d],"shadowedTokenCount":10,"provider":"mock","model":"m"}}`, n, 0, 0, 0)
+				b.add(`{"type":"user/message","data":{"content":[],"source":{"kind":"plugin","plugin":"compact","compactionId":"c%d"},"role":"user","id":"cp%d"},"surfaceOp":{"op":"replace","start":0,"end":0}}`, n, n)
+				end := b.add(`{"type":"compaction/end","data":{"compactionId":"c%d","turn":1}}`, n)
+				decisions = append(decisions, oracle.Decision{Seq: end + 1, Listener: oracle.CompactionListener, Retry: true})
+			}
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Decisions = decisions
+			return facts
+		}, []string{oracle.LogWellFormed, oracle.OverflowRecoveryBounded}}, // the test's replace ranges are not on the surface either
+		{"compaction answered retry after a summary that failed without a prune", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
+			b.add(`{"type":"compaction/start","data":{"compactionId":"c","turn":1}}`)
+			end := b.add(`{"type":"compaction/end","data":{"compactionId":"c","turn":1,"error":"summary unavailable"}}`)
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Decisions = []oracle.Decision{{Seq: end + 1, Listener: oracle.CompactionListener, Retry: true}}
+			return facts
+		}, []string{oracle.OverflowRecoveryBounded}},
+		{"the world stopped a run at its bound", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Stopped = "stopped at the bound of 10 events"
+			return facts
+		}, []string{oracle.TurnTerminates}},
+		{"an event after the disposed agent went idle", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			b.complete(1, 1)
+			b.add(`{"type":"session/title","data":{"title":"late"}}`)
+			facts := noFacts()
+			facts.IdleAfterDisposal = 5
+			return facts
+		}, []string{oracle.TurnTerminates}},
+		{"an input claimed by a completed turn that never entered the history", func(b *logBuilder) *oracle.Facts {
+			b.add(`{"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"inserted":[{"content":[],"source":{"kind":"user"},"role":"user","id":"u1"}]}}`)
+			b.turnStart(1)
+			b.add(`{"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"removedCount":1,"inserted":[]}}`)
+			b.stepStart(1, 1)
+			b.header("mock")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Inputs = []oracle.Input{{ID: "u1"}}
+			return facts
+		}, []string{oracle.NoLostInput}},
+		{"a panic inside the system under test", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Panic = "runtime error: index out of range"
+			return facts
+		}, []string{oracle.SUTPanic}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.why, func(t *testing.T) {
+			b := newLog()
+			facts := tt.build(b)
+			events := b.events(t)
+			if diff := cmp.Diff(tt.want, ids(oracle.Check(events, oracle.Options{Facts: facts}))); diff != "" {
+				t.Errorf("invariants that fired (-want +got):\n%s\nlog:\n%s", diff, joinLines(b.lines))
+			}
+		})
+	}
+}

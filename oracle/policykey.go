@@ -1,0 +1,51 @@
+package oracle
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// keyPolicy is a retry policy as its policyKey spells it (SPEC 3.3):
+// ["normal",maxRetries,codes,initial,max,jitter] or
+// ["always",initial,max,jitter]. The oracle reads policies from the log,
+// never from a list of its own.
+type keyPolicy struct {
+	mode                string
+	maxRetries          int
+	codes               []string
+	initial, max, ratio float64
+}
+
+func parsePolicyKey(key string) (keyPolicy, error) {
+	var parts []json.RawMessage
+	if err := json.Unmarshal([]byte(key), &parts); err != nil || len(parts) == 0 {
+		return keyPolicy{}, fmt.Errorf("policyKey %s is not a JSON array", key)
+	}
+	var p keyPolicy
+	if err := json.Unmarshal(parts[0], &p.mode); err != nil {
+		return p, fmt.Errorf("policyKey %s has no mode", key)
+	}
+	var err error
+	switch {
+	case p.mode == "normal" && len(parts) == 6:
+		err = firstError(json.Unmarshal(parts[1], &p.maxRetries), json.Unmarshal(parts[2], &p.codes),
+			json.Unmarshal(parts[3], &p.initial), json.Unmarshal(parts[4], &p.max), json.Unmarshal(parts[5], &p.ratio))
+	case p.mode == "always" && len(parts) == 4:
+		err = firstError(json.Unmarshal(parts[1], &p.initial), json.Unmarshal(parts[2], &p.max), json.Unmarshal(parts[3], &p.ratio))
+	default:
+		return p, fmt.Errorf("policyKey %s is neither a normal nor an always key", key)
+	}
+	if err != nil {
+		return p, fmt.Errorf("policyKey %s: %v", key, err)
+	}
+	return p, nil
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
