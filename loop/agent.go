@@ -111,16 +111,27 @@ func (a *Agent) OnStatus(f func(Status)) { a.onStatus = append(a.onStatus, f) }
 
 // Append appends a non-surface event and notifies the observers.
 func (a *Agent) Append(p session.Payload) session.Event {
-	return a.notify(a.log.Append(p))
+	return a.notify(a.log.Append(p), nil)
 }
 
 // AppendSurface appends a surface event and notifies the observers.
 func (a *Agent) AppendSurface(p session.Payload, op session.SurfaceOp, sources []int64) session.Event {
-	return a.notify(a.log.AppendSurface(p, op, sources))
+	return a.notify(a.log.AppendSurface(p, op, sources), nil)
 }
 
-func (a *Agent) notify(e session.Event) session.Event {
-	a.surface.apply(&e)
+// appendNode appends a surface event whose node the loop already knows,
+// so that the surface need not decode the content it just encoded.
+func (a *Agent) appendNode(p session.Payload, sources []int64, node SurfaceNode) session.Event {
+	return a.notify(a.log.AppendSurface(p, session.SurfaceOp{Op: session.SurfaceAppend}, sources), &node)
+}
+
+func (a *Agent) notify(e session.Event, node *SurfaceNode) session.Event {
+	if node != nil {
+		node.Seq = e.Seq
+		a.surface.nodes = append(a.surface.nodes, *node)
+	} else {
+		a.surface.apply(&e)
+	}
 	for _, f := range slices.Clone(a.onAppend) {
 		f(&e)
 	}
@@ -188,6 +199,13 @@ func (a *Agent) wakeDriver(afterAbort bool) {
 // Cancel cancels the current activity with cause; the first cause wins.
 // Without keepInbox the inbox is cleared durably, even while idle.
 func (a *Agent) Cancel(cause session.Cause, keepInbox bool) {
+	if a.disposed && !a.running {
+		return // a disposed agent is gone: nothing more is written
+	}
+	a.cancelActivity(cause, keepInbox)
+}
+
+func (a *Agent) cancelActivity(cause session.Cause, keepInbox bool) {
 	if !keepInbox {
 		a.clearInbox()
 		a.wakeRequested = false
@@ -220,8 +238,10 @@ func (a *Agent) Dispose() {
 	if a.disposed {
 		return
 	}
-	a.Cancel(session.Cause{Kind: session.CauseDisposed}, false)
+	// Disposal begins before its cancel clears the inbox: a send made
+	// inside that clearing (by an observer of its splice) is refused.
 	a.disposed = true
+	a.cancelActivity(session.Cause{Kind: session.CauseDisposed}, false)
 }
 
 // Disposed reports whether Dispose was called.

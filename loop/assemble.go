@@ -2,6 +2,7 @@ package loop
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/turnsim/turnsim/loop/session"
@@ -120,46 +121,53 @@ func toolCalls(blocks []block) []block {
 }
 
 // encodeBlocks writes message content: a closed block as its block-end
-// carried it, an open one from its deltas.
+// carried it, an open one from its deltas. It writes by hand what
+// encoding/json would (the golden logs hold it to that): this is the
+// loop's hot path.
 func encodeBlocks(blocks []block) json.RawMessage {
-	parts := make([]json.RawMessage, 0, len(blocks))
-	for _, b := range blocks {
-		if b.final != nil {
-			parts = append(parts, b.final)
-			continue
+	raw := []byte{'['}
+	for i, b := range blocks {
+		if i > 0 {
+			raw = append(raw, ',')
 		}
-		var v any
-		switch b.Type {
-		case "tool-call":
-			v = struct {
-				Type      string `json:"type"`
-				ID        string `json:"id"`
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			}{"tool-call", b.ID, b.Name, b.Text}
+		switch {
+		case b.final != nil:
+			raw = append(raw, b.final...)
+		case b.Type == "tool-call":
+			raw = append(raw, `{"type":"tool-call","id":`...)
+			raw = session.AppendString(raw, b.ID)
+			raw = append(raw, `,"name":`...)
+			raw = session.AppendString(raw, b.Name)
+			raw = append(raw, `,"arguments":`...)
+			raw = session.AppendString(raw, b.Text)
+			raw = append(raw, '}')
 		default:
-			v = struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			}{b.Type, b.Text}
+			raw = append(raw, `{"type":`...)
+			raw = session.AppendString(raw, b.Type)
+			raw = append(raw, `,"text":`...)
+			raw = session.AppendString(raw, b.Text)
+			raw = append(raw, '}')
 		}
-		raw, _ := session.Marshal(v)
-		parts = append(parts, raw)
 	}
-	raw, _ := session.Marshal(parts)
-	return raw
+	return append(raw, ']')
+}
+
+// blocksText is the text a surface node keeps of blocks (as contentText
+// reads it back from content).
+func blocksText(blocks []block) string {
+	var out []byte
+	for _, b := range blocks {
+		out = append(out, b.Text...)
+	}
+	return string(out)
 }
 
 func toolResultContent(callID string, out ToolOutcome) json.RawMessage {
-	type text struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	raw, _ := session.Marshal([]struct {
-		Type       string `json:"type"`
-		ToolCallID string `json:"toolCallId"`
-		Content    []text `json:"content"`
-		IsError    bool   `json:"isError"`
-	}{{"tool-result", callID, []text{{"text", out.Text}}, out.IsError}})
-	return raw
+	raw := []byte(`[{"type":"tool-result","toolCallId":`)
+	raw = session.AppendString(raw, callID)
+	raw = append(raw, `,"content":[{"type":"text","text":`...)
+	raw = session.AppendString(raw, out.Text)
+	raw = append(raw, `}],"isError":`...)
+	raw = strconv.AppendBool(raw, out.IsError)
+	return append(raw, `}]`...)
 }

@@ -204,8 +204,15 @@ func (a *Agent) succeed(req *Request, res *attemptResult) (stepOutcome, error) {
 	}
 	body := a.assistantBody(req, blocks)
 	body.Source.ReplayState = res.finish.ReplayState
-	a.AppendSurface(&session.AssistantMessage{Turn: a.turn, Step: a.step, Message: body, Usage: res.assembler.usage},
-		session.SurfaceOp{Op: session.SurfaceAppend}, res.chunks)
+	text := blocksText(blocks)
+	var callIDs []string
+	for _, b := range blocks {
+		if b.Type == "tool-call" {
+			callIDs = append(callIDs, b.ID)
+		}
+	}
+	a.appendNode(&session.AssistantMessage{Turn: a.turn, Step: a.step, Message: body, Usage: res.assembler.usage},
+		res.chunks, SurfaceNode{Kind: NodeAssistant, Text: text, Tokens: EstimateTokens(text), ToolCalls: callIDs})
 	if maxTokens {
 		return outcomeMaxTokens, nil
 	}
@@ -231,11 +238,11 @@ func (a *Agent) runTools(calls []block) {
 		} else {
 			out = a.ports.Tools.Run(a.ctx, call)
 		}
-		a.AppendSurface(&session.ToolResult{Turn: a.turn, Step: a.step, Error: toolErr, Message: &session.UserMessage{
+		a.appendNode(&session.ToolResult{Turn: a.turn, Step: a.step, Error: toolErr, Message: &session.UserMessage{
 			Content: toolResultContent(c.ID, out),
 			Source:  session.Source{Kind: "tool", CallID: c.ID},
 			Role:    "user",
 			ID:      a.ports.IDs.NewID(IDMessage),
-		}}, session.SurfaceOp{Op: session.SurfaceAppend}, []int64{callEvent.Seq})
+		}}, []int64{callEvent.Seq}, SurfaceNode{Kind: NodeTool, Text: out.Text, Tokens: EstimateTokens(out.Text), CallID: c.ID})
 	}
 }

@@ -15,7 +15,8 @@ import (
 // times were normalized away (DSH's fixtures, all 0) carry no wait.
 func checkBackoff(events []session.Event, facts *Facts) []Violation {
 	r := &reporter{id: BackoffHonoured}
-	timed := facts != nil && facts.TimeNs != nil
+	exact := facts != nil && len(facts.TimeNs) == len(events)
+	timed := exact
 	if !timed {
 		for i := range events {
 			if events[i].Time != 0 {
@@ -48,7 +49,7 @@ func checkBackoff(events []session.Event, facts *Facts) []Violation {
 			}
 			switch {
 			case !timed:
-			case facts != nil && facts.TimeNs != nil:
+			case exact:
 				waited := facts.TimeNs[j] - facts.TimeNs[i]
 				if want := int64(math.Round(p.DelayMs * 1e6)); waited != want {
 					r.add(p.Turn, p.Step, []int64{seq, events[j].Seq}, "retry %d started %v ns after its llm/retry, want exactly %v ns (delayMs %v)", p.Retry, waited, want, p.DelayMs)

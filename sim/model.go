@@ -29,12 +29,28 @@ type scriptedModel struct {
 }
 
 func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Stream, error) {
-	out := Outcome{Text: ptr("ok")}
-	if m.next < len(m.w.scenario.Requests) {
-		out = m.w.scenario.Requests[m.next]
+	s := m.w.scenario
+	now := ms(m.w.clock.Elapsed())
+	tokens := 0
+	for _, node := range req.Messages {
+		tokens += node.Tokens
 	}
+	var out Outcome
 	n := m.next
-	m.next++
+	switch outage := m.w.outageAt(now); {
+	case outage != nil:
+		f := outage.Fail
+		out = Outcome{Fail: &f}
+	case s.EnforceContextWindow && tokens > s.ContextWindow:
+		out = Outcome{Fail: &session.LlmFailure{Code: "CONTEXT_WINDOW_EXCEEDED", Status: ptr(400),
+			Message: fmt.Sprintf("request of %d tokens exceeds the model's context window of %d", tokens, s.ContextWindow)}}
+	default:
+		out = Outcome{Text: ptr("ok")}
+		if m.next < len(s.Requests) {
+			out = s.Requests[m.next]
+		}
+		m.next++
+	}
 	rec := RequestRecord{TimeMs: ms(m.w.clock.Elapsed()), Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Provider: req.Provider}
 	for _, node := range req.Messages {
 		rec.Messages = append(rec.Messages, node.Seq)
@@ -76,6 +92,16 @@ func (s *scriptedStream) Next(ctx context.Context) (session.StreamChunk, error) 
 	c := s.chunks[s.i]
 	s.i++
 	return c, nil
+}
+
+// outageAt is the outage covering virtual time ms, if any.
+func (w *World) outageAt(ms float64) *Outage {
+	for i := range w.scenario.Outages {
+		if o := &w.scenario.Outages[i]; ms >= o.FromMs && ms < o.ToMs {
+			return o
+		}
+	}
+	return nil
 }
 
 // chunksOf is what an outcome streams; a failure streams the first
@@ -120,10 +146,7 @@ func chunksOf(out *Outcome, request int) []session.StreamChunk {
 }
 
 func textBlock(index int, text string) []session.StreamChunk {
-	block, _ := session.Marshal(struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}{"text", text})
+	block := append(session.AppendString([]byte(`{"type":"text","text":`), text), '}')
 	return []session.StreamChunk{
 		{Type: session.ChunkBlockStart, Index: index, BlockType: "text"},
 		{Type: session.ChunkTextDelta, Index: index, Text: text},

@@ -46,6 +46,19 @@ type Scenario struct {
 	// Seed, when set and Random is not, draws the jitter samples from the
 	// "jitter" stream split off it.
 	Seed *uint64
+	// Outages are windows of virtual time in which every request fails
+	// (without consuming the requests list).
+	Outages []Outage
+	// EnforceContextWindow makes the model reject a request whose derived
+	// history is larger than ContextWindow tokens (natural overflow),
+	// without consuming the requests list.
+	EnforceContextWindow bool
+}
+
+// Outage is a window [FromMs, ToMs) in which every request fails.
+type Outage struct {
+	FromMs, ToMs float64
+	Fail         session.LlmFailure
 }
 
 // Outcome is the model's answer to one request.
@@ -134,7 +147,8 @@ func ParseScenario(raw []byte) (*Scenario, error) {
 		return nil, err
 	}
 	if err := o.only("name", "provider", "model", "contextWindow", "retryPolicy", "compaction", "listenerOrder",
-		"random", "requests", "summaries", "inputs", "world", "streamIdleTimeoutMs", "maxEvents", "adapter", "seed"); err != nil {
+		"random", "requests", "summaries", "inputs", "world", "streamIdleTimeoutMs", "maxEvents", "adapter", "seed",
+		"outages", "enforceContextWindow"); err != nil {
 		return nil, err
 	}
 	s := &Scenario{Provider: "mock", Model: "mock-model", ContextWindow: 128000,
@@ -161,6 +175,8 @@ func ParseScenario(raw []byte) (*Scenario, error) {
 		func() error { return parseListenerOrder(o, s) },
 		func() error { return parseRandom(o, s) },
 		func() error { return parseSeed(o, s) },
+		func() error { return o.boolean("enforceContextWindow", &s.EnforceContextWindow) },
+		func() error { return parseOutages(o, s) },
 		func() error { return parseRequests(o, s) },
 		func() error { return parseSummaries(o, s) },
 		func() error { return parseInputs(o, s) },
@@ -302,6 +318,43 @@ func parseSeed(o *object, s *Scenario) error {
 		return ferr("seed", "draws the jitter samples; it cannot stand beside random")
 	}
 	s.Seed = &seed
+	return nil
+}
+
+func parseOutages(o *object, s *Scenario) error {
+	items, err := o.array("outages")
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		path := index("outages", i)
+		oo, err := readObject(path, it)
+		if err != nil {
+			return err
+		}
+		if err := oo.only("fromMs", "toMs", "fail"); err != nil {
+			return err
+		}
+		var out Outage
+		if err := oo.nonNegative("fromMs", &out.FromMs); err != nil {
+			return err
+		}
+		if err := oo.nonNegative("toMs", &out.ToMs); err != nil {
+			return err
+		}
+		if out.ToMs <= out.FromMs {
+			return ferr(join(path, "toMs"), "must be after fromMs")
+		}
+		if !oo.has("fail") {
+			return ferr(join(path, "fail"), "missing: an outage needs the failure its requests get")
+		}
+		f, err := parseFailure(join(path, "fail"), oo.raw("fail"))
+		if err != nil {
+			return err
+		}
+		out.Fail = *f
+		s.Outages = append(s.Outages, out)
+	}
 	return nil
 }
 

@@ -72,22 +72,30 @@ type summaryJSON struct {
 }
 
 type scenarioJSON struct {
-	Name                string            `json:"name"`
-	Provider            string            `json:"provider"`
-	Model               string            `json:"model"`
-	ContextWindow       int               `json:"contextWindow"`
-	Adapter             *bool             `json:"adapter,omitempty"`
-	RetryPolicy         json.RawMessage   `json:"retryPolicy"`
-	Compaction          json.RawMessage   `json:"compaction"`
-	ListenerOrder       []string          `json:"listenerOrder"`
-	Seed                *uint64           `json:"seed,omitempty"`
-	Random              []float64         `json:"random,omitempty"`
-	StreamIdleTimeoutMs float64           `json:"streamIdleTimeoutMs"`
-	MaxEvents           int               `json:"maxEvents"`
-	Requests            []outcomeJSON     `json:"requests"`
-	Summaries           []summaryJSON     `json:"summaries"`
-	Inputs              []json.RawMessage `json:"inputs"`
-	World               []json.RawMessage `json:"world"`
+	Name                 string            `json:"name"`
+	Provider             string            `json:"provider"`
+	Model                string            `json:"model"`
+	ContextWindow        int               `json:"contextWindow"`
+	Adapter              *bool             `json:"adapter,omitempty"`
+	RetryPolicy          json.RawMessage   `json:"retryPolicy"`
+	Compaction           json.RawMessage   `json:"compaction"`
+	ListenerOrder        []string          `json:"listenerOrder"`
+	Seed                 *uint64           `json:"seed,omitempty"`
+	Random               []float64         `json:"random,omitempty"`
+	StreamIdleTimeoutMs  float64           `json:"streamIdleTimeoutMs"`
+	MaxEvents            int               `json:"maxEvents"`
+	Requests             []outcomeJSON     `json:"requests"`
+	Summaries            []summaryJSON     `json:"summaries"`
+	Inputs               []json.RawMessage `json:"inputs"`
+	World                []json.RawMessage `json:"world"`
+	Outages              []outageJSON      `json:"outages,omitempty"`
+	EnforceContextWindow bool              `json:"enforceContextWindow,omitempty"`
+}
+
+type outageJSON struct {
+	FromMs float64  `json:"fromMs"`
+	ToMs   float64  `json:"toMs"`
+	Fail   failJSON `json:"fail"`
 }
 
 // MarshalJSON writes the scenario in its file format, every default
@@ -98,6 +106,11 @@ func (s *Scenario) MarshalJSON() ([]byte, error) {
 		Requests: []outcomeJSON{}, Summaries: []summaryJSON{}, Inputs: []json.RawMessage{}, World: []json.RawMessage{}}
 	if s.Seed == nil {
 		out.Random = s.Random
+	}
+	out.EnforceContextWindow = s.EnforceContextWindow
+	for _, o := range s.Outages {
+		f := o.Fail
+		out.Outages = append(out.Outages, outageJSON{o.FromMs, o.ToMs, failJSON{f.Code, f.Message, f.Status, f.ProviderRetryAfterMs, f.RequestID}})
 	}
 	if s.NoAdapter {
 		out.Adapter = new(bool)

@@ -51,6 +51,7 @@ type World struct {
 	warnings  []string
 	counts    map[string]int
 	triggered []triggered
+	inCommit  []func() // actions waiting for the end of a commit
 	facts     oracle.Facts
 }
 
@@ -65,9 +66,19 @@ type triggered struct {
 // bounded stops a run that exceeded its event bound.
 type bounded struct{ events int }
 
+// Options change how a world is built, for variants of the system under
+// test (the mutant zoo): Install replaces how a named listener of
+// ListenerOrder is installed.
+type Options struct {
+	Install map[string]func(a *loop.Agent)
+}
+
 // Run runs a scenario to the end: every input and world action applied and
 // the agent idle, or a bound reached.
-func Run(s *Scenario) (res *Result) {
+func Run(s *Scenario) *Result { return RunWith(s, Options{}) }
+
+// RunWith is Run with options.
+func RunWith(s *Scenario, opts Options) (res *Result) {
 	w := &World{scenario: s, counts: map[string]int{}, facts: oracle.Facts{MaxOverflowRetries: -1, IdleAfterDisposal: -1}}
 	if s.Compaction != nil {
 		w.facts.MaxOverflowRetries = s.Compaction.MaxOverflowRetries
@@ -85,6 +96,10 @@ func Run(s *Scenario) (res *Result) {
 		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
 	w.agent.ObserveListeners(w.observeListener)
 	for _, name := range s.ListenerOrder {
+		if install, ok := opts.Install[name]; ok {
+			install(w.agent)
+			continue
+		}
 		switch name {
 		case ListenerRetry:
 			w.executor = retry.Install(w.agent)
@@ -162,19 +177,32 @@ func (w *World) place(what string, t Trigger, apply func()) {
 }
 
 // observe is the choice point after every append: count the event, apply
-// the actions placed after it, enforce the bound.
+// the actions placed after it, enforce the bound. A compaction summary and
+// its checkpoint, and a prune and its replacing result, are one commit in
+// DSH (SPEC 4.4): actions placed after the first wait for the second.
 func (w *World) observe(e *session.Event) {
+	w.facts.TimeNs = append(w.facts.TimeNs, int64(w.clock.Elapsed()))
 	if int(e.Seq)+1 > w.scenario.MaxEvents {
 		panic(bounded{events: w.scenario.MaxEvents})
 	}
-	w.facts.TimeNs = append(w.facts.TimeNs, int64(w.clock.Elapsed()))
 	w.counts[e.Type()]++
+	var due []func()
 	for i := range w.triggered {
 		t := &w.triggered[i]
 		if !t.done && t.After == e.Type() && t.Nth == w.counts[e.Type()] {
 			t.done = true
-			t.apply()
+			due = append(due, t.apply)
 		}
+	}
+	switch e.Data.(type) {
+	case *session.CompactionSummary, *session.CompactionPrune:
+		w.inCommit = append(w.inCommit, due...)
+		return
+	}
+	due = append(w.inCommit, due...)
+	w.inCommit = nil
+	for _, apply := range due {
+		apply()
 	}
 }
 
@@ -274,9 +302,6 @@ func shorten(s string) string {
 }
 
 func textContent(text string) []byte {
-	b, _ := session.Marshal([]struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}{{"text", text}})
-	return b
+	b := session.AppendString([]byte(`[{"type":"text","text":`), text)
+	return append(b, `}]`...)
 }

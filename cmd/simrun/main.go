@@ -29,6 +29,10 @@ func main() {
 const usage = `usage: simrun <command> [arguments]
 
 commands:
+  run           draw fault plans from seeds, run them, check every invariant,
+                shrink and record failures (the main job)
+  replay        one seed (or corpus entry): configuration, plan, timeline, verdict
+  shrink        one seed's (or entry's) failing plan, made minimal
   check PATH…   check session logs (files, or folders walked for *.jsonl and
                 *.jsonl.zstd) against turnsim's log-level invariants
   scenario FILE…
@@ -65,6 +69,12 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		return runCheck(args[1:], stdout, stderr)
 	case "scenario":
 		return runScenario(args[1:], stdout, stderr)
+	case "run":
+		return runRun(args[1:], stdout, stderr)
+	case "replay":
+		return runReplay(args[1:], stdout, stderr)
+	case "shrink":
+		return runShrink(args[1:], stdout, stderr)
 	case "serve":
 		return runServe(args[1:], stdout, stderr)
 	case "conformance":

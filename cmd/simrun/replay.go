@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/loop/view"
+	"github.com/turnsim/turnsim/mutants"
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/timeline"
+)
+
+const replayUsage = `usage: simrun replay (--seed S [--policy FILE] [--faults KINDS] [--mutant NAME] | ENTRY.json)
+                     [--trace OUT.jsonl] [--view] [--check-determinism]
+
+Replays one seed, or one corpus entry's shrunk plan: prints the
+configuration (seed first), the plan one line per entry, the timeline with
+world actions marked », and the violations. Replaying twice prints the same
+bytes. --trace writes the v1 session log; --check-determinism runs it twice
+and compares the logs.
+
+Exit status: 0 clean, 1 a violation, 2 bad usage or input.
+
+flags:
+`
+
+// target is what replay and shrink work on: a seed's draw or an entry.
+type target struct {
+	seed      uint64
+	config    *faults.Config
+	scenario  *sim.Scenario
+	opts      sim.Options
+	overrides faults.Overrides
+	flags     seedFlags
+	entry     *faults.Entry
+}
+
+func resolveTarget(seed string, sf seedFlags, files []string) (*target, error) {
+	switch {
+	case seed != "" && len(files) == 0:
+		s, err := parseSeed(seed)
+		if err != nil {
+			return nil, err
+		}
+		o, opts, err := sf.resolve()
+		if err != nil {
+			return nil, err
+		}
+		c, scenario := faults.Draw(s, o)
+		return &target{seed: s, config: c, scenario: scenario, opts: opts, overrides: o, flags: sf}, nil
+	case seed == "" && len(files) == 1:
+		le := faults.LoadEntry(files[0])
+		if le.Err != nil {
+			return nil, fmt.Errorf("%s: %v", files[0], le.Err)
+		}
+		t := &target{scenario: le.Scenario, entry: le.Entry, flags: seedFlags{mutant: le.Entry.Mutant}}
+		s, err := parseSeed(le.Entry.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", files[0], err)
+		}
+		t.seed = s
+		if t.overrides, err = le.Entry.ParseOverrides(); err != nil {
+			return nil, fmt.Errorf("%s: overrides: %v", files[0], err)
+		}
+		if le.Entry.Mutant != "" {
+			m, ok := mutants.Find(le.Entry.Mutant)
+			if !ok {
+				return nil, fmt.Errorf("%s: unknown mutant %q", files[0], le.Entry.Mutant)
+			}
+			t.opts = m.Options
+		}
+		return t, nil
+	}
+	return nil, errors.New("give --seed S or one corpus entry file")
+}
+
+func runReplay(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("replay", stderr, replayUsage)
+	seed := fs.String("seed", "", "the seed to replay (decimal or 0x…)")
+	trace := fs.String("trace", "", "write the v1 session log here")
+	showView := fs.Bool("view", false, "also print the derived Web nodes")
+	determinism := fs.Bool("check-determinism", false, "run twice and compare the logs byte for byte")
+	var sf seedFlags
+	sf.register(fs)
+	files, err := parseInterspersed(fs, args)
+	if errors.Is(err, errHelp) {
+		return exitClean
+	} else if err != nil {
+		return exitUsage
+	}
+	t, err := resolveTarget(*seed, sf, files)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun replay: %v\n", err)
+		return exitUsage
+	}
+	var b strings.Builder
+	if t.config != nil {
+		b.WriteString(t.config.String())
+	} else {
+		fmt.Fprintf(&b, "seed        %s (corpus entry: %s, turnsim %s)\n", t.entry.Seed, t.entry.Invariant, t.entry.Turnsim)
+		if t.entry.Mutant != "" {
+			fmt.Fprintf(&b, "mutant      %s\n", t.entry.Mutant)
+		}
+	}
+	b.WriteString("plan:\n")
+	for _, l := range faults.PlanLines(t.scenario) {
+		b.WriteString("  " + l + "\n")
+	}
+	res := sim.RunWith(t.scenario, t.opts)
+	b.WriteString("timeline:\n")
+	timeline.Render(&b, res.Events, Marks(res.Actions), sim.Epoch.UnixMilli())
+	vs := oracle.Check(res.Events, oracle.Options{Strict: true, Facts: &res.Facts})
+	if *determinism {
+		if again := sim.RunWith(t.scenario, t.opts); !bytes.Equal(faults.LogBytes(res), faults.LogBytes(again)) {
+			vs = append(vs, oracle.Violation{Invariant: oracle.Nondeterminism, Message: "two runs wrote different logs"})
+		}
+	}
+	if *showView {
+		for _, n := range nodeLines(view.Derive(res.Events)) {
+			b.WriteString("  " + n.text() + "\n")
+		}
+	}
+	for _, v := range vs {
+		fmt.Fprintf(&b, "violation: %s\n", formatViolation(v))
+	}
+	fmt.Fprintf(&b, "%d events, %d violations\n", len(res.Events), len(vs))
+	io.WriteString(stdout, b.String())
+	if *trace != "" {
+		if err := writeTrace(*trace, res); err != nil {
+			fmt.Fprintf(stderr, "simrun replay: %v\n", err)
+			return exitUsage
+		}
+	}
+	if len(vs) > 0 {
+		return exitViolation
+	}
+	return exitClean
+}
+
+const shrinkUsage = `usage: simrun shrink (--seed S [--policy FILE] [--faults KINDS] [--mutant NAME] | ENTRY.json)
+                     [--invariant ID] [--out SCENARIO.json]
+
+Shrinks a failing seed's (or entry's) plan while it still violates the same
+invariant (the first one found, or --invariant): entries removed, then made
+milder, until removing any single entry makes the violation disappear.
+Prints the plan and writes it as a scenario file with --out, which
+'simrun scenario' replays (with the same --mutant, when there is one).
+
+Exit status: 0 shrunk, 1 nothing to shrink (no violation), 2 bad usage.
+
+flags:
+`
+
+func runShrink(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("shrink", stderr, shrinkUsage)
+	seed := fs.String("seed", "", "the seed whose plan to shrink")
+	invariant := fs.String("invariant", "", "the invariant to keep violated (default: the first violated)")
+	out := fs.String("out", "", "write the shrunk plan as a scenario file here")
+	var sf seedFlags
+	sf.register(fs)
+	files, err := parseInterspersed(fs, args)
+	if errors.Is(err, errHelp) {
+		return exitClean
+	} else if err != nil {
+		return exitUsage
+	}
+	t, err := resolveTarget(*seed, sf, files)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun shrink: %v\n", err)
+		return exitUsage
+	}
+	id := *invariant
+	if id == "" {
+		_, vs := faults.Check(t.scenario, t.opts)
+		if len(vs) == 0 {
+			fmt.Fprintln(stdout, "no violation: nothing to shrink")
+			return exitViolation
+		}
+		id = vs[0].Invariant
+	} else if !faults.Violates(t.scenario, id, t.opts) {
+		fmt.Fprintf(stdout, "the plan does not violate %s: nothing to shrink\n", id)
+		return exitViolation
+	}
+	before := faults.Entries(t.scenario)
+	shrunk, runs := faults.Shrink(t.scenario, id, t.opts)
+	fmt.Fprintf(stdout, "%s: %d plan entries shrunk to %d in %d runs:\n", id, before, faults.Entries(shrunk), runs)
+	for _, l := range faults.PlanLines(shrunk) {
+		fmt.Fprintf(stdout, "  %s\n", l)
+	}
+	if *out != "" {
+		shrunk.Name = strings.TrimSuffix(filepathBase(*out), ".json")
+		data, err := shrunk.MarshalJSON()
+		if err == nil {
+			err = os.WriteFile(*out, data, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun shrink: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "written to %s\n", *out)
+	}
+	return exitClean
+}
+
+func filepathBase(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/mutants"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// seedFlags are the flags that shape a seed's draw: they are part of its
+// reproduction line.
+type seedFlags struct {
+	policy, faults, mutant string
+}
+
+func (f *seedFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.policy, "policy", "", "pin the retry policy: a DSH RetryPolicyConfig JSON file")
+	fs.StringVar(&f.faults, "faults", "", "restrict the fault kinds a seed may enable (comma-separated; see 'simrun run -h')")
+	fs.StringVar(&f.mutant, "mutant", "", "run against a mutant of the system under test ("+fmt.Sprint(mutants.Names())+")")
+}
+
+// resolve reads the flags into overrides and world options.
+func (f *seedFlags) resolve() (faults.Overrides, sim.Options, error) {
+	var o faults.Overrides
+	if f.policy != "" {
+		raw, err := os.ReadFile(f.policy)
+		if err != nil {
+			return o, sim.Options{}, err
+		}
+		p, err := retry.ParsePolicy(raw)
+		if err != nil {
+			return o, sim.Options{}, fmt.Errorf("%s: %v", f.policy, err)
+		}
+		o.Policy = p
+	}
+	if f.faults != "" {
+		kinds, err := faults.ParseKinds(f.faults)
+		if err != nil {
+			return o, sim.Options{}, fmt.Errorf("--faults: %v", err)
+		}
+		o.Kinds = kinds
+	}
+	var opts sim.Options
+	if f.mutant != "" {
+		m, ok := mutants.Find(f.mutant)
+		if !ok {
+			return o, opts, fmt.Errorf("--mutant: unknown mutant %q (known: %v)", f.mutant, mutants.Names())
+		}
+		opts = m.Options
+	}
+	return o, opts, nil
+}
+
+// args are the flags as a reproduction line repeats them.
+func (f *seedFlags) args() string {
+	s := ""
+	if f.policy != "" {
+		s += " --policy " + f.policy
+	}
+	if f.faults != "" {
+		s += " --faults " + f.faults
+	}
+	if f.mutant != "" {
+		s += " --mutant " + f.mutant
+	}
+	return s
+}
+
+// parseSeed reads a seed in decimal or 0x hexadecimal.
+func parseSeed(s string) (uint64, error) {
+	n, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return 0, fmt.Errorf("seed %q is not an unsigned integer (decimal or 0x…)", s)
+	}
+	return n, nil
+}

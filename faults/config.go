@@ -1,0 +1,152 @@
+package faults
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// Config is everything a seed decides before the plan: printed in full,
+// seed first.
+type Config struct {
+	Seed uint64
+	// PolicyName says where the policy came from: dsh-default, normal,
+	// always, none, or pinned (--policy).
+	PolicyName    string
+	Policy        *loop.RetryPolicy
+	ListenerOrder []string
+	// MaxOverflowRetries is -1 when compaction is not installed.
+	MaxOverflowRetries int
+	Pruner             bool
+	// Kinds are the enabled fault kinds; FaultRate the chance that a
+	// request fails; ActionRate scales world actions.
+	Kinds      []string
+	FaultRate  float64
+	ActionRate float64
+	// Workload: turns, tool steps per turn, the size of tool results.
+	Turns       int
+	ToolSteps   int
+	ResultChars int
+	// StreamIdleTimeoutMs is the adapter's idle watchdog.
+	StreamIdleTimeoutMs float64
+}
+
+// Overrides pin parts of the draw: a policy (--policy) and the kinds a
+// run may use (--faults).
+type Overrides struct {
+	Policy *loop.RetryPolicy
+	Kinds  []string // nil: all kinds may be drawn
+}
+
+func (c *Config) has(kind string) bool { return slices.Contains(c.Kinds, kind) }
+
+// String is the configuration, seed first, one field a line.
+func (c *Config) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed        %#x\n", c.Seed)
+	if c.Policy != nil {
+		fmt.Fprintf(&b, "policy      %s %s\n", c.PolicyName, retry.Key(c.Policy))
+	} else {
+		fmt.Fprintf(&b, "policy      none\n")
+	}
+	fmt.Fprintf(&b, "listeners   %s\n", strings.Join(c.ListenerOrder, ", "))
+	if c.MaxOverflowRetries >= 0 {
+		fmt.Fprintf(&b, "compaction  maxOverflowRetries %d, pruner %v\n", c.MaxOverflowRetries, c.Pruner)
+	} else {
+		fmt.Fprintf(&b, "compaction  not installed\n")
+	}
+	kinds := strings.Join(c.Kinds, ", ")
+	if kinds == "" {
+		kinds = "none"
+	}
+	fmt.Fprintf(&b, "faults      %s\n", kinds)
+	fmt.Fprintf(&b, "rates       requests %.2f, actions %.2f\n", c.FaultRate, c.ActionRate)
+	fmt.Fprintf(&b, "workload    %d turns, %d tool steps each, tool results of %d chars, idle timeout %v ms\n",
+		c.Turns, c.ToolSteps, c.ResultChars, c.StreamIdleTimeoutMs)
+	return b.String()
+}
+
+var defaultCodes = []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT"}
+
+// drawConfig draws the configuration from the "config" and "workload"
+// streams.
+func drawConfig(seed uint64, o Overrides) *Config {
+	rng := stream(seed, "config")
+	c := &Config{Seed: seed}
+	switch {
+	case o.Policy != nil:
+		c.PolicyName, c.Policy = "pinned", o.Policy
+	default:
+		switch draw[string](rng, gen.Weighted([]gen.WeightedGen{
+			{Weight: 3, Gen: gen.Const("dsh-default")}, {Weight: 4, Gen: gen.Const("normal")},
+			{Weight: 2, Gen: gen.Const("always")}, {Weight: 1, Gen: gen.Const("none")}})) {
+		case "dsh-default":
+			c.PolicyName, c.Policy = "dsh-default", retry.DefaultPolicy()
+		case "normal":
+			c.PolicyName, c.Policy = "normal", drawPolicy(rng, loop.ModeNormal)
+		case "always":
+			c.PolicyName, c.Policy = "always", drawPolicy(rng, loop.ModeAlways)
+		default:
+			c.PolicyName = "none"
+		}
+	}
+	c.ListenerOrder = draw[[]string](rng, gen.Weighted([]gen.WeightedGen{
+		{Weight: 4, Gen: gen.Const([]string{sim.ListenerRetry, sim.ListenerCompaction})},
+		{Weight: 3, Gen: gen.Const([]string{sim.ListenerCompaction, sim.ListenerRetry})},
+	}))
+	c.MaxOverflowRetries = draw[int](rng, gen.Weighted([]gen.WeightedGen{
+		{Weight: 1, Gen: gen.Const(-1)}, {Weight: 1, Gen: gen.Const(0)}, {Weight: 4, Gen: gen.Const(1)}, {Weight: 2, Gen: gen.Const(2)}}))
+	c.Pruner = draw[bool](rng, gen.Bool())
+	// Swarm: each kind is on with its own chance; a tenth of seeds has none.
+	if !draw[bool](rng, gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 9, Gen: gen.Const(false)}})) {
+		for _, k := range Kinds {
+			if draw[bool](rng, gen.Bool()) && (o.Kinds == nil || slices.Contains(o.Kinds, k)) {
+				c.Kinds = append(c.Kinds, k)
+			}
+		}
+	}
+	if c.Policy != nil && c.Policy.Mode == loop.ModeAlways {
+		// Always mode retries an overflow that compaction declines until
+		// cancelled (SPEC 4.6): a history that stays too large would be an
+		// endless turn by design, not a finding.
+		c.Kinds = slices.DeleteFunc(c.Kinds, func(k string) bool { return k == NaturalOverflow })
+	}
+	if c.has(ListenerThrow) {
+		at := draw[int](rng, gen.IntRange(0, len(c.ListenerOrder)))
+		c.ListenerOrder = slices.Insert(slices.Clone(c.ListenerOrder), at, sim.ListenerThrow)
+	}
+	c.FaultRate = draw[float64](rng, gen.Float64Range(0.1, 0.7))
+	c.ActionRate = draw[float64](rng, gen.Float64Range(0.2, 1))
+	w := stream(seed, "workload")
+	c.Turns = draw[int](w, gen.IntRange(1, 3))
+	c.ToolSteps = draw[int](w, gen.IntRange(0, 2))
+	c.ResultChars = draw[int](w, gen.IntRange(50, 3000))
+	c.StreamIdleTimeoutMs = float64(draw[int](w, gen.IntRange(200, 5000)))
+	return c
+}
+
+// drawPolicy draws a policy of a mode with a random budget and backoff.
+func drawPolicy(rng *gopter.GenParameters, mode string) *loop.RetryPolicy {
+	p := &loop.RetryPolicy{Mode: mode}
+	p.InitialDelayMs = float64(draw[int](rng, gen.OneConstOf(1, 10, 25, 100, 500)))
+	p.MaxDelayMs = p.InitialDelayMs * float64(draw[int](rng, gen.OneConstOf(1, 2, 4, 20)))
+	p.JitterRatio = draw[float64](rng, gen.OneConstOf(0.0, 0.1, 0.5, 1.0))
+	if mode == loop.ModeNormal {
+		p.MaxRetries = draw[int](rng, gen.IntRange(0, 6))
+		codes := slices.Clone(defaultCodes)
+		for _, extra := range []string{"CONTEXT_WINDOW_EXCEEDED", "STREAM_CLOSED", "AUTH"} {
+			if draw[bool](rng, gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 4, Gen: gen.Const(false)}})) {
+				codes = append(codes, extra)
+			}
+		}
+		p.RetryableCodes = codes
+	}
+	return p
+}

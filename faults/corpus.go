@@ -1,0 +1,160 @@
+package faults
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// CorpusFormat is the version of corpus entries this build reads and
+// writes.
+const CorpusFormat = 1
+
+// Entry is a corpus entry: a failure kept as its shrunk plan (a bare seed
+// drifts when the generators change), with where it came from.
+type Entry struct {
+	Format    int             `json:"format"`
+	Turnsim   string          `json:"turnsim"`
+	Seed      string          `json:"seed"`
+	Overrides EntryOverrides  `json:"overrides"`
+	Mutant    string          `json:"mutant,omitempty"`
+	Invariant string          `json:"invariant"`
+	Message   string          `json:"message"`
+	Plan      []string        `json:"plan"`
+	Scenario  json.RawMessage `json:"scenario"`
+}
+
+// EntryOverrides are the run's config overrides, as flags spell them.
+type EntryOverrides struct {
+	Policy json.RawMessage `json:"policy,omitempty"`
+	Faults []string        `json:"faults,omitempty"`
+}
+
+// NewEntry makes the entry of a shrunk failure.
+func NewEntry(version string, seed uint64, o Overrides, mutant, invariant, message string, shrunk *sim.Scenario) (*Entry, error) {
+	scenario, err := shrunk.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	e := &Entry{Format: CorpusFormat, Turnsim: version, Seed: fmt.Sprintf("%#x", seed), Mutant: mutant,
+		Invariant: invariant, Message: message, Plan: PlanLines(shrunk), Scenario: scenario}
+	e.Overrides.Faults = o.Kinds
+	if o.Policy != nil {
+		e.Overrides.Policy = json.RawMessage(policyJSON(o.Policy))
+	}
+	return e, nil
+}
+
+func policyJSON(p *loop.RetryPolicy) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"mode":%q`, p.Mode)
+	if p.Mode == loop.ModeNormal {
+		codes, _ := json.Marshal(p.RetryableCodes)
+		fmt.Fprintf(&b, `,"maxRetries":%d,"retryableCodes":%s`, p.MaxRetries, codes)
+	}
+	fmt.Fprintf(&b, `,"backoff":{"initialDelayMs":%s,"maxDelayMs":%s,"jitterRatio":%s}}`,
+		num(p.InitialDelayMs), num(p.MaxDelayMs), num(p.JitterRatio))
+	return b.String()
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// Write writes the entry into dir atomically (a temporary file, then a
+// rename) as <invariant>-<seed>[-<mutant>].json, and returns its path.
+func (e *Entry) Write(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	name := e.Invariant + "-" + e.Seed
+	if e.Mutant != "" {
+		name = e.Mutant + "-" + name
+	}
+	path := filepath.Join(dir, name+".json")
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, ".entry-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	return path, os.Rename(tmp.Name(), path)
+}
+
+// LoadedEntry is an entry read from the corpus, or the reason it could
+// not be.
+type LoadedEntry struct {
+	Path     string
+	Entry    *Entry
+	Scenario *sim.Scenario
+	Err      error
+}
+
+// LoadCorpus reads every *.json entry of dir in name order. An entry that
+// does not parse, or whose format is unknown, comes back with its error:
+// never skipped silently, never a crash. A missing folder is an empty
+// corpus.
+func LoadCorpus(dir string) []LoadedEntry {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	sort.Strings(paths)
+	var out []LoadedEntry
+	for _, p := range paths {
+		out = append(out, LoadEntry(p))
+	}
+	return out
+}
+
+// LoadEntry reads one corpus entry.
+func LoadEntry(path string) LoadedEntry {
+	le := LoadedEntry{Path: path}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		le.Err = err
+		return le
+	}
+	var e Entry
+	if err := json.Unmarshal(data, &e); err != nil {
+		le.Err = fmt.Errorf("not a corpus entry: %v", err)
+		return le
+	}
+	if e.Format != CorpusFormat {
+		le.Err = fmt.Errorf("corpus format %d, but this build reads format %d", e.Format, CorpusFormat)
+		return le
+	}
+	s, err := sim.ParseScenario(e.Scenario)
+	if err != nil {
+		le.Err = fmt.Errorf("its scenario: %v", err)
+		return le
+	}
+	le.Entry, le.Scenario = &e, s
+	return le
+}
+
+// ParseOverrides reads the overrides of an entry back.
+func (e *Entry) ParseOverrides() (Overrides, error) {
+	o := Overrides{Kinds: e.Overrides.Faults}
+	if len(e.Overrides.Policy) > 0 {
+		p, err := retry.ParsePolicy(e.Overrides.Policy)
+		if err != nil {
+			return o, err
+		}
+		o.Policy = p
+	}
+	return o, nil
+}

@@ -1,0 +1,259 @@
+package faults
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+
+	"github.com/turnsim/turnsim/loop/compact"
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// turnGapMs spaces the workload's turns in virtual time.
+const turnGapMs = 30_000
+
+// Draw draws a seed's configuration and fault plan. The plan is a
+// scenario: the model's answers with their faults, the summarizer's, the
+// user's messages, the world's actions and the outages.
+func Draw(seed uint64, o Overrides) (*Config, *sim.Scenario) {
+	c := drawConfig(seed, o)
+	s := &sim.Scenario{Name: fmt.Sprintf("seed-%#x", seed), Provider: "mock", Model: "mock-model", ContextWindow: 128000,
+		RetryPolicy: c.Policy, ListenerOrder: c.ListenerOrder, StreamIdleTimeoutMs: c.StreamIdleTimeoutMs}
+	jitterSeed := seed
+	s.Seed = &jitterSeed
+	if c.MaxOverflowRetries >= 0 {
+		cfg := compact.DefaultConfig()
+		cfg.MaxOverflowRetries = c.MaxOverflowRetries
+		if c.Pruner {
+			cfg.Pruner = &compact.PrunerConfig{ThresholdChars: 2000, HeadChars: 500, TailChars: 250}
+		}
+		s.Compaction = &cfg
+	}
+	if c.has(NaturalOverflow) {
+		s.EnforceContextWindow = true
+		s.ContextWindow = 600 + 400*c.Turns*(c.ToolSteps+1)
+	}
+	drawRequests(c, s, stream(seed, "faults"))
+	drawWorld(c, s, stream(seed, "world"))
+	s.MaxEvents = eventBound(c, s)
+	return c, s
+}
+
+// eventBound is the run's bound, derived from the plan and the budgets:
+// every planned answer, input and action may cost a few dozen events; an
+// outage costs the attempts a policy makes during it — at most its budget
+// per step in normal mode, and in always mode, which has no budget, the
+// outage's length over the backoff cap (times four: jitter may shorten
+// waits).
+func eventBound(c *Config, s *sim.Scenario) int {
+	bound := 400 + 60*(len(s.Requests)+len(s.Inputs)+len(s.World)+len(s.Summaries))
+	for _, o := range s.Outages {
+		attempts := c.Turns * (c.ToolSteps + 1) * 8
+		if p := c.Policy; p != nil && p.Mode == "always" {
+			attempts += 4 * int((o.ToMs-o.FromMs)/max(p.MaxDelayMs, 1))
+		}
+		bound += 6 * attempts
+	}
+	return bound
+}
+
+// prompt is long enough for a summary to be smaller than it.
+const prompt = "Work through the task in steps, using tools where they help. The task: read the notes, summarize what they say about retries, compaction and cancellation, and list the open questions. "
+
+// drawRequests lays out the workload's answers, each preceded by a run of
+// faults of the enabled kinds.
+func drawRequests(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
+	var enabled []string
+	for _, k := range requestFaults {
+		if c.has(k) {
+			enabled = append(enabled, k)
+		}
+	}
+	var kindGen gopter.Gen
+	if len(enabled) > 0 {
+		kindGen = gen.OneConstOf(toAny(enabled)...)
+	}
+	latency := func() float64 {
+		if !c.has(Latency) {
+			return 0
+		}
+		return float64(draw[int](rng, latencyGen))
+	}
+	for turn := 0; turn < c.Turns; turn++ {
+		in := sim.Input{Kind: "followup", Text: fmt.Sprintf("%s (turn %d)", prompt, turn+1), Trigger: sim.Trigger{AtMs: float64(turn * turnGapMs), Nth: 1}}
+		if turn == 0 {
+			in.Kind = "send"
+		}
+		s.Inputs = append(s.Inputs, in)
+		for step := 0; step <= c.ToolSteps; step++ {
+			for len(enabled) > 0 && draw[float64](rng, unit) < c.FaultRate {
+				s.Requests = append(s.Requests, faultOutcome(c, rng, draw[string](rng, kindGen), latency()))
+				if draw[bool](rng, coin) {
+					break // runs of faults are short, mostly
+				}
+			}
+			answer := sim.Outcome{LatencyMs: latency()}
+			if step < c.ToolSteps {
+				answer.ToolCalls = []sim.ToolCallSpec{{Name: "read", Arguments: fmt.Sprintf(`{"path":"notes-%d.md"}`, step+1),
+					Result: resultText(c.ResultChars), LatencyMs: latency()}}
+			} else {
+				text := fmt.Sprintf("Answer to turn %d.", turn+1)
+				answer.Text = &text
+			}
+			s.Requests = append(s.Requests, answer)
+		}
+	}
+	if c.has(SummaryFail) {
+		for i := 0; i < 2; i++ {
+			if draw[bool](rng, coin) {
+				msg := "summary unavailable"
+				s.Summaries = append(s.Summaries, sim.SummaryOutcome{Fail: &msg})
+			} else {
+				text := "The notes were condensed."
+				s.Summaries = append(s.Summaries, sim.SummaryOutcome{Text: &text})
+			}
+		}
+	}
+}
+
+func toAny(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+// Generators used on every draw, built once.
+var (
+	coin       = gen.Bool()
+	unit       = gen.Float64Range(0, 1)
+	latencyGen = gen.IntRange(0, 300)
+	chunksGen  = gen.IntRange(1, 4)
+	nthGen     = gen.IntRange(1, 3)
+	eventGen   = gen.OneConstOf(toAny(eventTypes)...)
+	serverGen  = gen.OneConstOf(500, 502, 503, 529)
+	authGen    = gen.OneConstOf(401, 403)
+	causeGen   = gen.OneConstOf(session.CauseUser, session.CauseParent, session.CauseHook, session.CauseDisposed)
+	inputGen   = gen.OneConstOf("followup", "steer", "inject")
+	disposeGen = gen.OneConstOf("dispose", "dispose-retry")
+	outageGen  = gen.OneConstOf(100, 1000, 5000, 20000)
+)
+
+const resultLine = "notes: retries stay in the same turn and step; compaction replaces old history.\n"
+
+func resultText(n int) string {
+	return strings.Repeat(resultLine, n/len(resultLine)+1)[:n]
+}
+
+// faultOutcome is one failing answer of a kind.
+func faultOutcome(c *Config, rng *gopter.GenParameters, kind string, latency float64) sim.Outcome {
+	status := func(s int) *int { return &s }
+	f := &session.LlmFailure{}
+	switch kind {
+	case Server:
+		f.Code, f.Status = "SERVER", status(draw[int](rng, serverGen))
+		f.Message = fmt.Sprintf("upstream %d", *f.Status)
+	case RateLimit, RateLimitOverCap:
+		f.Code, f.Status, f.Message = "RATE_LIMIT", status(429), "rate limited"
+		capMs := 10_000.0
+		if c.Policy != nil {
+			capMs = c.Policy.MaxDelayMs
+		}
+		switch {
+		case kind == RateLimitOverCap:
+			ra := capMs + 1000
+			f.ProviderRetryAfterMs = &ra
+		case draw[bool](rng, coin):
+			ra := float64(draw[int](rng, gen.IntRange(1, int(max(capMs, 1)))))
+			f.ProviderRetryAfterMs = &ra
+		}
+	case Auth:
+		f.Code, f.Status, f.Message = "AUTH", status(draw[int](rng, authGen)), "invalid api key sk-test"
+	case Overflow:
+		f.Code, f.Status, f.Message = "CONTEXT_WINDOW_EXCEEDED", status(400), "maximum context length exceeded"
+	case Timeout:
+		f.Code, f.Message = "TIMEOUT", "stream idle timeout"
+	case Transport:
+		f.Code, f.Message = "TRANSPORT", "connection reset"
+	case EmptyResponse:
+		f.Code, f.Message = "EMPTY_RESPONSE", "model returned a completed response with no content"
+	case StreamClosed:
+		f.Code, f.Message = "STREAM_CLOSED", "SSE stream ended without [DONE]"
+	case InvalidRequest:
+		f.Code, f.Status, f.Message = "INVALID_REQUEST", status(400), "invalid request"
+	case Quota:
+		f.Code, f.Status, f.Message = "QUOTA", status(429), "insufficient quota"
+	case Custom:
+		f.Code, f.Message = "PROVIDER_MAINTENANCE", "the provider is under maintenance"
+	case Hang:
+		return sim.Outcome{Hang: true, LatencyMs: latency}
+	}
+	out := sim.Outcome{Fail: f, LatencyMs: latency}
+	if c.has(Partial) && draw[bool](rng, coin) {
+		out.AfterChunks = draw[int](rng, chunksGen)
+		if draw[bool](rng, coin) {
+			out.Stream = &sim.Outcome{ToolCalls: []sim.ToolCallSpec{{Name: "bash", Arguments: `{"command":"make"}`, Result: "ok"}}}
+		}
+	}
+	return out
+}
+
+// eventTypes are the choice points world actions are placed after.
+var eventTypes = []string{session.TypeTurnStart, session.TypeStepStart, session.TypeAssistantChunk, session.TypeAssistantMessage,
+	session.TypeToolCall, session.TypeLLMRetry, session.TypeLLMRetryStarted, session.TypeCompactionStart,
+	session.TypeCompactionSummary, session.TypeStepEnd, session.TypeInboxSpliced, session.TypeRequestHeader}
+
+// drawWorld places the world's actions: cancels, disposals, late inputs
+// and outages, at virtual times or right after events.
+func drawWorld(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
+	horizon := float64(c.Turns * turnGapMs)
+	trigger := func() sim.Trigger {
+		if draw[bool](rng, coin) {
+			return sim.Trigger{AtMs: float64(draw[int](rng, gen.IntRange(0, int(horizon)))), Nth: 1}
+		}
+		return sim.Trigger{After: draw[string](rng, eventGen), Nth: draw[int](rng, nthGen)}
+	}
+	count := func(maximum int) int {
+		n := 0
+		for n < maximum && draw[float64](rng, unit) < c.ActionRate*0.5 {
+			n++
+		}
+		return n
+	}
+	if c.has(Cancel) {
+		for i := count(2); i > 0; i-- {
+			cause := draw[string](rng, causeGen)
+			a := sim.Action{Do: "cancel", Cause: session.Cause{Kind: cause}, KeepInbox: draw[bool](rng, coin), Trigger: trigger()}
+			if cause == session.CauseHook {
+				a.Cause.Reason = "a pre-step hook stopped the turn"
+			}
+			s.World = append(s.World, a)
+		}
+	}
+	if c.has(Dispose) && count(1) > 0 {
+		s.World = append(s.World, sim.Action{Do: draw[string](rng, disposeGen), Trigger: trigger()})
+	}
+	if c.has(LateInput) {
+		for i := count(2); i > 0; i-- {
+			kind := draw[string](rng, inputGen)
+			s.Inputs = append(s.Inputs, sim.Input{Kind: kind, Text: fmt.Sprintf("a late %s (%d)", kind, len(s.Inputs)+1), Trigger: trigger()})
+		}
+	}
+	if c.has(Outage) && count(1) > 0 {
+		from := float64(draw[int](rng, gen.IntRange(0, int(horizon))))
+		length := float64(draw[int](rng, outageGen))
+		if p := c.Policy; p != nil && p.Mode == "always" {
+			// Always mode retries through an outage: keep it to a
+			// hundred backoff caps, so a run stays a few hundred attempts.
+			length = min(length, 100*max(p.MaxDelayMs, 1))
+		}
+		s.Outages = append(s.Outages, sim.Outage{FromMs: from, ToMs: from + length,
+			Fail: session.LlmFailure{Code: "SERVER", Message: "provider outage", Status: ptr(503)}})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,57 @@
+package faults
+
+import (
+	"bytes"
+
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// Verdict is what one seed gave.
+type Verdict struct {
+	Seed       uint64
+	Config     *Config
+	Scenario   *sim.Scenario
+	Result     *sim.Result
+	Violations []oracle.Violation
+}
+
+// Check runs a scenario in the world and checks it, strictly and with the
+// run's facts.
+func Check(s *sim.Scenario, opts sim.Options) (*sim.Result, []oracle.Violation) {
+	res := sim.RunWith(s, opts)
+	return res, oracle.Check(res.Events, oracle.Options{Strict: true, Facts: &res.Facts})
+}
+
+// RunSeed draws a seed's plan, runs it and checks it. With
+// checkDeterminism it runs the plan twice and reports different bytes as a
+// nondeterminism violation.
+func RunSeed(seed uint64, o Overrides, opts sim.Options, checkDeterminism bool) Verdict {
+	c, s := Draw(seed, o)
+	res, vs := Check(s, opts)
+	if checkDeterminism {
+		if again := sim.RunWith(s, opts); !bytes.Equal(LogBytes(res), LogBytes(again)) {
+			vs = append(vs, oracle.Violation{Invariant: oracle.Nondeterminism, Message: "the same seed wrote different logs on two runs"})
+		}
+	}
+	return Verdict{Seed: seed, Config: c, Scenario: s, Result: res, Violations: vs}
+}
+
+// LogBytes is a run's v1 log.
+func LogBytes(r *sim.Result) []byte {
+	var b bytes.Buffer
+	session.WriteLog(&b, r.Header, r.Events)
+	return b.Bytes()
+}
+
+// Violates reports whether a scenario still violates invariant id.
+func Violates(s *sim.Scenario, id string, opts sim.Options) bool {
+	_, vs := Check(s, opts)
+	for _, v := range vs {
+		if v.Invariant == id {
+			return true
+		}
+	}
+	return false
+}

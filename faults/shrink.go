@@ -1,0 +1,132 @@
+package faults
+
+import (
+	"slices"
+
+	"github.com/turnsim/turnsim/sim"
+)
+
+// Shrink makes a failing plan smaller while it still violates invariant
+// id: it removes plan entries (world actions, late inputs, outages,
+// summaries, model answers), then simplifies each (no latency, failures
+// before any chunk, no Retry-After, the earliest trigger), and repeats
+// until nothing changes. The result is 1-minimal: removing any single
+// entry makes the violation disappear. It returns the number of runs it
+// took.
+func Shrink(s *sim.Scenario, id string, opts sim.Options) (*sim.Scenario, int) {
+	runs := 0
+	keeps := func(c *sim.Scenario) bool {
+		runs++
+		return Violates(c, id, opts)
+	}
+	cur := clone(s)
+	for changed := true; changed; {
+		changed = false
+		for _, cand := range removals(cur) {
+			if keeps(cand) {
+				cur, changed = cand, true
+				break
+			}
+		}
+		if changed {
+			continue
+		}
+		for _, cand := range simplifications(cur) {
+			if keeps(cand) {
+				cur, changed = cand, true
+				break
+			}
+		}
+	}
+	return cur, runs
+}
+
+// Entries counts a plan's entries: what Shrink removes.
+func Entries(s *sim.Scenario) int {
+	return len(s.World) + max(len(s.Inputs)-1, 0) + len(s.Outages) + len(s.Summaries) + len(s.Requests)
+}
+
+// removals are the plan with one entry removed, each way.
+func removals(s *sim.Scenario) []*sim.Scenario {
+	var out []*sim.Scenario
+	for i := range s.World {
+		c := clone(s)
+		c.World = slices.Delete(c.World, i, i+1)
+		out = append(out, c)
+	}
+	for i := 1; i < len(s.Inputs); i++ { // the first input starts the run
+		c := clone(s)
+		c.Inputs = slices.Delete(c.Inputs, i, i+1)
+		out = append(out, c)
+	}
+	for i := range s.Outages {
+		c := clone(s)
+		c.Outages = slices.Delete(c.Outages, i, i+1)
+		out = append(out, c)
+	}
+	for i := range s.Summaries {
+		c := clone(s)
+		c.Summaries = slices.Delete(c.Summaries, i, i+1)
+		out = append(out, c)
+	}
+	for i := len(s.Requests) - 1; i >= 0; i-- {
+		c := clone(s)
+		c.Requests = slices.Delete(c.Requests, i, i+1)
+		out = append(out, c)
+	}
+	return out
+}
+
+// simplifications are the plan with one entry made milder, each way.
+func simplifications(s *sim.Scenario) []*sim.Scenario {
+	var out []*sim.Scenario
+	for i, r := range s.Requests {
+		if r.LatencyMs > 0 {
+			c := clone(s)
+			c.Requests[i].LatencyMs = 0
+			out = append(out, c)
+		}
+		if r.Fail != nil && (r.AfterChunks > 0 || r.Stream != nil) {
+			c := clone(s)
+			c.Requests[i].AfterChunks, c.Requests[i].Stream = 0, nil
+			out = append(out, c)
+		}
+		if r.Fail != nil && r.Fail.ProviderRetryAfterMs != nil {
+			c := clone(s)
+			f := *c.Requests[i].Fail
+			f.ProviderRetryAfterMs = nil
+			c.Requests[i].Fail = &f
+			out = append(out, c)
+		}
+		if len(r.ToolCalls) > 0 && r.ToolCalls[0].LatencyMs > 0 {
+			c := clone(s)
+			c.Requests[i].ToolCalls = slices.Clone(r.ToolCalls)
+			c.Requests[i].ToolCalls[0].LatencyMs = 0
+			out = append(out, c)
+		}
+	}
+	for i, a := range s.World {
+		if a.After != "" && a.Nth > 1 {
+			c := clone(s)
+			c.World[i].Nth--
+			out = append(out, c)
+		}
+		if a.KeepInbox {
+			c := clone(s)
+			c.World[i].KeepInbox = false
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// clone copies what shrinking changes.
+func clone(s *sim.Scenario) *sim.Scenario {
+	c := *s
+	c.Requests = slices.Clone(s.Requests)
+	c.Summaries = slices.Clone(s.Summaries)
+	c.Inputs = slices.Clone(s.Inputs)
+	c.World = slices.Clone(s.World)
+	c.Outages = slices.Clone(s.Outages)
+	return &c
+}
