@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/turnsim/turnsim/loop/session"
 )
@@ -132,16 +131,20 @@ func (a *Agent) notify(e session.Event, node *SurfaceNode) session.Event {
 	} else {
 		a.surface.apply(&e)
 	}
-	for _, f := range slices.Clone(a.onAppend) {
-		f(&e)
+	// Observers registered during the loop join at the next event: the
+	// slice header is read once (no copy per event).
+	observers := a.onAppend
+	for i := range observers {
+		observers[i](&e)
 	}
 	return e
 }
 
 func (a *Agent) setStatus(s Status) {
 	a.running = s == StatusRunning
-	for _, f := range slices.Clone(a.onStatus) {
-		f(s)
+	observers := a.onStatus
+	for i := range observers {
+		observers[i](s)
 	}
 }
 

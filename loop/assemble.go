@@ -59,6 +59,9 @@ func (as *assembler) feed(c *session.StreamChunk) {
 	case session.ChunkBlockEnd:
 		b := as.get(c.Index, "")
 		b.final = c.Block
+		if b.Type != "" && (b.Text != "" || b.ID != "") {
+			return // the deltas already gave what the block says
+		}
 		var fin struct {
 			Type, Text, ID, Name, Arguments string
 		}

@@ -30,11 +30,19 @@ func (a *attempt) failed() bool { return a.finish != nil && a.finish.Failed() }
 // list scripted responses that way, after or instead of recorded turns.
 type segmentation struct {
 	attempts []*attempt
-	ofChunk  map[int64]*attempt
+	byIndex  []*attempt // by event index (seq); nil for other events
+}
+
+// chunk is the attempt of the chunk with seq, or nil.
+func (s *segmentation) chunk(seq int64) *attempt {
+	if seq < 0 || seq >= int64(len(s.byIndex)) {
+		return nil
+	}
+	return s.byIndex[seq]
 }
 
 func segment(events []session.Event) *segmentation {
-	s := &segmentation{ofChunk: map[int64]*attempt{}}
+	s := &segmentation{byIndex: make([]*attempt, len(events))}
 	current := map[[2]int]*attempt{} // (turn, step) → its open or last attempt
 	count := map[[2]int]int{}
 	inTurn := false
@@ -62,7 +70,7 @@ func segment(events []session.Event) *segmentation {
 			s.attempts = append(s.attempts, a)
 		}
 		a.chunks = append(a.chunks, events[i].Seq)
-		s.ofChunk[events[i].Seq] = a
+		s.byIndex[i] = a
 		if c.Chunk.Type == session.ChunkFinish {
 			a.finish = &c.Chunk
 			a.finishSeq = events[i].Seq

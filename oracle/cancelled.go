@@ -63,7 +63,7 @@ func checkCancelled(events []session.Event, s *segmentation) []Violation {
 func attemptLike(e *session.Event, s *segmentation) (turn, step int, what string) {
 	switch p := e.Data.(type) {
 	case *session.AssistantChunk:
-		if a := s.ofChunk[e.Seq]; a != nil && a.chunks[0] == e.Seq {
+		if a := s.chunk(e.Seq); a != nil && a.chunks[0] == e.Seq {
 			return p.Turn, p.Step, "a new attempt"
 		}
 	case *session.LLMRetry:

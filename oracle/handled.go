@@ -52,7 +52,7 @@ func checkHandledFailure(events []session.Event, s *segmentation) []Violation {
 		case *session.TurnEnd:
 			openTurn, openStep = 0, 0
 		case *session.AssistantChunk:
-			a := s.ofChunk[e.Seq]
+			a := s.chunk(e.Seq)
 			if a == nil || a.chunks[0] != e.Seq {
 				continue // not the first chunk of its attempt
 			}

@@ -35,7 +35,7 @@ func checkCitations(r *reporter, e *session.Event, p *session.AssistantMessage, 
 	}
 	var own *attempt
 	for _, seq := range e.SourceEventSeqs {
-		a := s.ofChunk[seq]
+		a := s.chunk(seq)
 		switch {
 		case a == nil:
 			r.add(p.Turn, p.Step, []int64{e.Seq, seq}, "assistant/message cites seq %d, which is not a chunk of an attempt in a turn", seq)

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"runtime/debug"
+	"unicode/utf8"
 	"time"
 
 	"github.com/turnsim/turnsim/loop"
@@ -84,6 +85,8 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 		w.facts.MaxOverflowRetries = s.Compaction.MaxOverflowRetries
 	}
 	log := session.NewLog(session.Header{ID: "scenario-" + s.Name, CreatedAt: Epoch.UnixMilli()}, &w.clock)
+	log.Grow(64) // most runs fit
+	w.facts.TimeNs = make([]int64, 0, 64)
 	routes := map[string]*loop.Route{s.Provider: {RetryPolicy: s.RetryPolicy, ContextWindow: s.ContextWindow}}
 	if s.NoAdapter {
 		routes = nil
@@ -295,10 +298,10 @@ func (w *World) toolSpec(id string) ToolCallSpec {
 
 // shorten keeps a message readable on one timeline line.
 func shorten(s string) string {
-	if r := []rune(s); len(r) > 40 {
-		return string(r[:37]) + "..."
+	if utf8.RuneCountInString(s) <= 40 {
+		return s
 	}
-	return s
+	return string([]rune(s)[:37]) + "..."
 }
 
 func textContent(text string) []byte {

@@ -1,6 +1,9 @@
 package session
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Clock is the port the log takes append times from: the wall clock in
 // production, the virtual clock in simulation.
@@ -33,6 +36,9 @@ func (l *Log) Events() []Event { return l.events }
 
 // At returns the event with the given seq.
 func (l *Log) At(seq int64) *Event { return &l.events[seq] }
+
+// Grow makes room for n more events without reallocating.
+func (l *Log) Grow(n int) { l.events = slices.Grow(l.events, n) }
 
 // Append appends a non-surface event and returns it.
 func (l *Log) Append(p Payload) Event {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -117,7 +118,7 @@ func toolResultContent(callID, text string) json.RawMessage {
 // ToolCallIDs returns the ids of the tool-call blocks of a message's content,
 // in order.
 func ToolCallIDs(content json.RawMessage) []string {
-	if len(content) == 0 {
+	if len(content) == 0 || !bytes.Contains(content, []byte(`"tool-call"`)) {
 		return nil
 	}
 	var blocks []struct {

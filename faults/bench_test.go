@@ -1,0 +1,28 @@
+package faults
+
+import (
+	"testing"
+
+	"github.com/turnsim/turnsim/sim"
+)
+
+// BenchmarkRun draws, runs and checks seeds of the default configuration
+// mix on one goroutine, oracle included, and reports runs/s and events/s.
+// Nothing of a passing run is kept.
+func BenchmarkRun(b *testing.B) {
+	b.ReportAllocs()
+	events, runs := 0, 0
+	seed := uint64(1)
+	for b.Loop() {
+		v := RunSeed(seed, Overrides{}, sim.Options{}, false)
+		if len(v.Violations) > 0 {
+			b.Fatalf("seed %#x: %s", seed, v.Violations[0])
+		}
+		events += len(v.Result.Events)
+		runs++
+		seed++
+	}
+	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(runs), "events/run")
+}
