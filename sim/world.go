@@ -3,8 +3,8 @@ package sim
 import (
 	"fmt"
 	"runtime/debug"
-	"unicode/utf8"
 	"time"
+	"unicode/utf8"
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
