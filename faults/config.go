@@ -73,6 +73,30 @@ func (c *Config) String() string {
 	return b.String()
 }
 
+// The configuration's generators, built once.
+var (
+	policyKindGen = gen.Weighted([]gen.WeightedGen{
+		{Weight: 3, Gen: gen.Const("dsh-default")}, {Weight: 4, Gen: gen.Const("normal")},
+		{Weight: 2, Gen: gen.Const("always")}, {Weight: 1, Gen: gen.Const("none")}})
+	orderGen = gen.Weighted([]gen.WeightedGen{
+		{Weight: 4, Gen: gen.Const([]string{sim.ListenerRetry, sim.ListenerCompaction})},
+		{Weight: 3, Gen: gen.Const([]string{sim.ListenerCompaction, sim.ListenerRetry})}})
+	overflowGen = gen.Weighted([]gen.WeightedGen{
+		{Weight: 1, Gen: gen.Const(-1)}, {Weight: 1, Gen: gen.Const(0)}, {Weight: 4, Gen: gen.Const(1)}, {Weight: 2, Gen: gen.Const(2)}})
+	tenthGen       = gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 9, Gen: gen.Const(false)}})
+	fifthGen       = gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 4, Gen: gen.Const(false)}})
+	faultRateGen   = gen.Float64Range(0.1, 0.7)
+	actionRateGen  = gen.Float64Range(0.2, 1)
+	turnsGen       = gen.IntRange(1, 3)
+	toolStepsGen   = gen.IntRange(0, 2)
+	resultCharsGen = gen.IntRange(50, 3000)
+	idleGen        = gen.IntRange(200, 5000)
+	initialGen     = gen.OneConstOf(1, 10, 25, 100, 500)
+	factorGen      = gen.OneConstOf(1, 2, 4, 20)
+	jitterGen      = gen.OneConstOf(0.0, 0.1, 0.5, 1.0)
+	maxRetriesGen  = gen.IntRange(0, 6)
+)
+
 var defaultCodes = []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT"}
 
 // drawConfig draws the configuration from the "config" and "workload"
@@ -84,9 +108,7 @@ func drawConfig(seed uint64, o Overrides) *Config {
 	case o.Policy != nil:
 		c.PolicyName, c.Policy = "pinned", o.Policy
 	default:
-		switch draw[string](rng, gen.Weighted([]gen.WeightedGen{
-			{Weight: 3, Gen: gen.Const("dsh-default")}, {Weight: 4, Gen: gen.Const("normal")},
-			{Weight: 2, Gen: gen.Const("always")}, {Weight: 1, Gen: gen.Const("none")}})) {
+		switch draw[string](rng, policyKindGen) {
 		case "dsh-default":
 			c.PolicyName, c.Policy = "dsh-default", retry.DefaultPolicy()
 		case "normal":
@@ -97,17 +119,13 @@ func drawConfig(seed uint64, o Overrides) *Config {
 			c.PolicyName = "none"
 		}
 	}
-	c.ListenerOrder = draw[[]string](rng, gen.Weighted([]gen.WeightedGen{
-		{Weight: 4, Gen: gen.Const([]string{sim.ListenerRetry, sim.ListenerCompaction})},
-		{Weight: 3, Gen: gen.Const([]string{sim.ListenerCompaction, sim.ListenerRetry})},
-	}))
-	c.MaxOverflowRetries = draw[int](rng, gen.Weighted([]gen.WeightedGen{
-		{Weight: 1, Gen: gen.Const(-1)}, {Weight: 1, Gen: gen.Const(0)}, {Weight: 4, Gen: gen.Const(1)}, {Weight: 2, Gen: gen.Const(2)}}))
-	c.Pruner = draw[bool](rng, gen.Bool())
+	c.ListenerOrder = draw[[]string](rng, orderGen)
+	c.MaxOverflowRetries = draw[int](rng, overflowGen)
+	c.Pruner = draw[bool](rng, coin)
 	// Swarm: each kind is on with its own chance; a tenth of seeds has none.
-	if !draw[bool](rng, gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 9, Gen: gen.Const(false)}})) {
+	if !draw[bool](rng, tenthGen) {
 		for _, k := range Kinds {
-			if draw[bool](rng, gen.Bool()) && (o.Kinds == nil || slices.Contains(o.Kinds, k)) {
+			if draw[bool](rng, coin) && (o.Kinds == nil || slices.Contains(o.Kinds, k)) {
 				c.Kinds = append(c.Kinds, k)
 			}
 		}
@@ -122,27 +140,27 @@ func drawConfig(seed uint64, o Overrides) *Config {
 		at := draw[int](rng, gen.IntRange(0, len(c.ListenerOrder)))
 		c.ListenerOrder = slices.Insert(slices.Clone(c.ListenerOrder), at, sim.ListenerThrow)
 	}
-	c.FaultRate = draw[float64](rng, gen.Float64Range(0.1, 0.7))
-	c.ActionRate = draw[float64](rng, gen.Float64Range(0.2, 1))
+	c.FaultRate = draw[float64](rng, faultRateGen)
+	c.ActionRate = draw[float64](rng, actionRateGen)
 	w := stream(seed, "workload")
-	c.Turns = draw[int](w, gen.IntRange(1, 3))
-	c.ToolSteps = draw[int](w, gen.IntRange(0, 2))
-	c.ResultChars = draw[int](w, gen.IntRange(50, 3000))
-	c.StreamIdleTimeoutMs = float64(draw[int](w, gen.IntRange(200, 5000)))
+	c.Turns = draw[int](w, turnsGen)
+	c.ToolSteps = draw[int](w, toolStepsGen)
+	c.ResultChars = draw[int](w, resultCharsGen)
+	c.StreamIdleTimeoutMs = float64(draw[int](w, idleGen))
 	return c
 }
 
 // drawPolicy draws a policy of a mode with a random budget and backoff.
 func drawPolicy(rng *gopter.GenParameters, mode string) *loop.RetryPolicy {
 	p := &loop.RetryPolicy{Mode: mode}
-	p.InitialDelayMs = float64(draw[int](rng, gen.OneConstOf(1, 10, 25, 100, 500)))
-	p.MaxDelayMs = p.InitialDelayMs * float64(draw[int](rng, gen.OneConstOf(1, 2, 4, 20)))
-	p.JitterRatio = draw[float64](rng, gen.OneConstOf(0.0, 0.1, 0.5, 1.0))
+	p.InitialDelayMs = float64(draw[int](rng, initialGen))
+	p.MaxDelayMs = p.InitialDelayMs * float64(draw[int](rng, factorGen))
+	p.JitterRatio = draw[float64](rng, jitterGen)
 	if mode == loop.ModeNormal {
-		p.MaxRetries = draw[int](rng, gen.IntRange(0, 6))
+		p.MaxRetries = draw[int](rng, maxRetriesGen)
 		codes := slices.Clone(defaultCodes)
 		for _, extra := range []string{"CONTEXT_WINDOW_EXCEEDED", "STREAM_CLOSED", "AUTH"} {
-			if draw[bool](rng, gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 4, Gen: gen.Const(false)}})) {
+			if draw[bool](rng, fifthGen) {
 				codes = append(codes, extra)
 			}
 		}

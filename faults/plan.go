@@ -72,15 +72,11 @@ func drawRequests(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 			enabled = append(enabled, k)
 		}
 	}
-	var kindGen gopter.Gen
-	if len(enabled) > 0 {
-		kindGen = gen.OneConstOf(toAny(enabled)...)
-	}
 	latency := func() float64 {
 		if !c.has(Latency) {
 			return 0
 		}
-		return float64(draw[int](rng, latencyGen))
+		return float64(intn(rng, 0, 300))
 	}
 	for turn := 0; turn < c.Turns; turn++ {
 		in := sim.Input{Kind: "followup", Text: fmt.Sprintf("%s (turn %d)", prompt, turn+1), Trigger: sim.Trigger{AtMs: float64(turn * turnGapMs), Nth: 1}}
@@ -89,9 +85,9 @@ func drawRequests(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 		}
 		s.Inputs = append(s.Inputs, in)
 		for step := 0; step <= c.ToolSteps; step++ {
-			for len(enabled) > 0 && draw[float64](rng, unit) < c.FaultRate {
-				s.Requests = append(s.Requests, faultOutcome(c, rng, draw[string](rng, kindGen), latency()))
-				if draw[bool](rng, coin) {
+			for len(enabled) > 0 && rng.Rng.Float64() < c.FaultRate {
+				s.Requests = append(s.Requests, faultOutcome(c, rng, enabled[rng.Rng.Intn(len(enabled))], latency()))
+				if rng.Rng.Intn(2) == 0 {
 					break // runs of faults are short, mostly
 				}
 			}
@@ -108,7 +104,7 @@ func drawRequests(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 	}
 	if c.has(SummaryFail) {
 		for i := 0; i < 2; i++ {
-			if draw[bool](rng, coin) {
+			if rng.Rng.Intn(2) == 0 {
 				msg := "summary unavailable"
 				s.Summaries = append(s.Summaries, sim.SummaryOutcome{Fail: &msg})
 			} else {
@@ -127,20 +123,22 @@ func toAny(xs []string) []any {
 	return out
 }
 
-// Generators used on every draw, built once.
+// intn draws an int in [lo, hi] straight from a stream: the per-request
+// draws, the bulk of a plan, skip gopter's generator machinery (a result
+// allocated through reflection per draw); the configuration and the world
+// are drawn through gopter generators.
+func intn(rng *gopter.GenParameters, lo, hi int) int { return lo + rng.Rng.Intn(hi-lo+1) }
+
+// Generators used on every world draw, built once.
 var (
-	coin       = gen.Bool()
-	unit       = gen.Float64Range(0, 1)
-	latencyGen = gen.IntRange(0, 300)
-	chunksGen  = gen.IntRange(1, 4)
 	nthGen     = gen.IntRange(1, 3)
 	eventGen   = gen.OneConstOf(toAny(eventTypes)...)
-	serverGen  = gen.OneConstOf(500, 502, 503, 529)
-	authGen    = gen.OneConstOf(401, 403)
 	causeGen   = gen.OneConstOf(session.CauseUser, session.CauseParent, session.CauseHook, session.CauseDisposed)
 	inputGen   = gen.OneConstOf("followup", "steer", "inject")
 	disposeGen = gen.OneConstOf("dispose", "dispose-retry")
 	outageGen  = gen.OneConstOf(100, 1000, 5000, 20000)
+	coin       = gen.Bool()
+	unit       = gen.Float64Range(0, 1)
 )
 
 const resultLine = "notes: retries stay in the same turn and step; compaction replaces old history.\n"
@@ -155,7 +153,7 @@ func faultOutcome(c *Config, rng *gopter.GenParameters, kind string, latency flo
 	f := &session.LlmFailure{}
 	switch kind {
 	case Server:
-		f.Code, f.Status = "SERVER", status(draw[int](rng, serverGen))
+		f.Code, f.Status = "SERVER", status([]int{500, 502, 503, 529}[rng.Rng.Intn(4)])
 		f.Message = fmt.Sprintf("upstream %d", *f.Status)
 	case RateLimit, RateLimitOverCap:
 		f.Code, f.Status, f.Message = "RATE_LIMIT", status(429), "rate limited"
@@ -167,12 +165,12 @@ func faultOutcome(c *Config, rng *gopter.GenParameters, kind string, latency flo
 		case kind == RateLimitOverCap:
 			ra := capMs + 1000
 			f.ProviderRetryAfterMs = &ra
-		case draw[bool](rng, coin):
-			ra := float64(draw[int](rng, gen.IntRange(1, int(max(capMs, 1)))))
+		case rng.Rng.Intn(2) == 0:
+			ra := float64(intn(rng, 1, int(max(capMs, 1))))
 			f.ProviderRetryAfterMs = &ra
 		}
 	case Auth:
-		f.Code, f.Status, f.Message = "AUTH", status(draw[int](rng, authGen)), "invalid api key sk-test"
+		f.Code, f.Status, f.Message = "AUTH", status([]int{401, 403}[rng.Rng.Intn(2)]), "invalid api key sk-test"
 	case Overflow:
 		f.Code, f.Status, f.Message = "CONTEXT_WINDOW_EXCEEDED", status(400), "maximum context length exceeded"
 	case Timeout:
@@ -193,9 +191,9 @@ func faultOutcome(c *Config, rng *gopter.GenParameters, kind string, latency flo
 		return sim.Outcome{Hang: true, LatencyMs: latency}
 	}
 	out := sim.Outcome{Fail: f, LatencyMs: latency}
-	if c.has(Partial) && draw[bool](rng, coin) {
-		out.AfterChunks = draw[int](rng, chunksGen)
-		if draw[bool](rng, coin) {
+	if c.has(Partial) && rng.Rng.Intn(2) == 0 {
+		out.AfterChunks = intn(rng, 1, 4)
+		if rng.Rng.Intn(2) == 0 {
 			out.Stream = &sim.Outcome{ToolCalls: []sim.ToolCallSpec{{Name: "bash", Arguments: `{"command":"make"}`, Result: "ok"}}}
 		}
 	}

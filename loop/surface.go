@@ -2,6 +2,7 @@ package loop
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/turnsim/turnsim/loop/session"
 )
@@ -108,6 +109,13 @@ func surfaceNode(e *session.Event) (SurfaceNode, bool) {
 // contentText joins the text of content blocks, nested tool-result content
 // and tool-call arguments included.
 func contentText(content json.RawMessage) string {
+	// The common shape, one text block without escapes, without a decoder.
+	const prefix, suffix = `[{"type":"text","text":"`, `"}]`
+	if s := string(content); strings.HasPrefix(s, prefix) && strings.HasSuffix(s, suffix) {
+		if text := s[len(prefix) : len(s)-len(suffix)]; !strings.ContainsAny(text, "\\\"") {
+			return text
+		}
+	}
 	var blocks []struct {
 		Type      string          `json:"type"`
 		Text      string          `json:"text"`

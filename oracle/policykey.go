@@ -3,6 +3,8 @@ package oracle
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
+	"sync/atomic"
 )
 
 // keyPolicy is a retry policy as its policyKey spells it (SPEC 3.3):
@@ -16,7 +18,25 @@ type keyPolicy struct {
 	initial, max, ratio float64
 }
 
+// keyCache keeps parsed policy keys: a run sees few distinct policies, and
+// every llm/retry names one. Safe for concurrent checks; bounded.
+var (
+	keyCache     sync.Map // string → keyPolicy
+	keyCacheSize atomic.Int64
+)
+
 func parsePolicyKey(key string) (keyPolicy, error) {
+	if p, ok := keyCache.Load(key); ok {
+		return p.(keyPolicy), nil
+	}
+	p, err := decodePolicyKey(key)
+	if err == nil && keyCacheSize.Add(1) <= 4096 {
+		keyCache.Store(key, p)
+	}
+	return p, err
+}
+
+func decodePolicyKey(key string) (keyPolicy, error) {
 	var parts []json.RawMessage
 	if err := json.Unmarshal([]byte(key), &parts); err != nil || len(parts) == 0 {
 		return keyPolicy{}, fmt.Errorf("policyKey %s is not a JSON array", key)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +56,19 @@ func TestSeededScenario(t *testing.T) {
 	}
 	if _, err := ParseScenario([]byte(`{"name":"x","seed":1,"random":[0.5]}`)); err == nil {
 		t.Errorf("seed beside random is accepted")
+	}
+}
+
+func TestShorten(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"short", "short"},
+		{strings.Repeat("a", 40), strings.Repeat("a", 40)},
+		{strings.Repeat("a", 41), strings.Repeat("a", 37) + "..."},
+		{strings.Repeat("é", 41), strings.Repeat("é", 37) + "..."},
+		{strings.Repeat("😀", 40), strings.Repeat("😀", 40)},
+	} {
+		if got := shorten(tt.in); got != tt.want {
+			t.Errorf("shorten(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"time"
-	"unicode/utf8"
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
@@ -298,10 +297,16 @@ func (w *World) toolSpec(id string) ToolCallSpec {
 
 // shorten keeps a message readable on one timeline line.
 func shorten(s string) string {
-	if utf8.RuneCountInString(s) <= 40 {
-		return s
+	runes, cut := 0, 0
+	for i := range s { // reads at most 41 runes
+		if runes == 37 {
+			cut = i
+		}
+		if runes++; runes > 40 {
+			return s[:cut] + "..."
+		}
 	}
-	return string([]rune(s)[:37]) + "..."
+	return s
 }
 
 func textContent(text string) []byte {
