@@ -8,11 +8,12 @@ FUZZTIME ?= 30s
 
 all: lint test
 
-# The main job. For now: run every scenario in the deterministic world
-# and check it with the oracle, then check the sample logs.
+# The main job: seeded fault-injection runs across every fault kind with
+# the default policies (the corpus replayed first), then the scenarios.
+SEEDS ?= 10000
 sim:
-	$(GO) run ./cmd/simrun scenario --quiet --view scenarios/*.json
-	$(GO) run ./cmd/simrun check examples/logs
+	$(GO) run ./cmd/simrun run --seeds $(SEEDS)
+	$(GO) run ./cmd/simrun scenario --quiet scenarios/*.json
 
 # The whole test suite, under the race detector. The real DSH logs in
 # ../shared/dsh-logs are read in place; without them those tests skip, and

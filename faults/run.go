@@ -45,6 +45,18 @@ func LogBytes(r *sim.Result) []byte {
 	return b.Bytes()
 }
 
+// Principal is the violation that names a failure: the first one of a
+// semantic invariant, else the first (log-well-formed often fires beside a
+// semantic invariant, which explains the bug better).
+func Principal(vs []oracle.Violation) oracle.Violation {
+	for _, v := range vs {
+		if v.Invariant != oracle.LogWellFormed {
+			return v
+		}
+	}
+	return vs[0]
+}
+
 // Violates reports whether a scenario still violates invariant id.
 func Violates(s *sim.Scenario, id string, opts sim.Options) bool {
 	_, vs := Check(s, opts)

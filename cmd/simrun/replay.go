@@ -182,7 +182,7 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "no violation: nothing to shrink")
 			return exitViolation
 		}
-		id = vs[0].Invariant
+		id = faults.Principal(vs).Invariant
 	} else if !faults.Violates(t.scenario, id, t.opts) {
 		fmt.Fprintf(stdout, "the plan does not violate %s: nothing to shrink\n", id)
 		return exitViolation

@@ -220,7 +220,7 @@ func (r *seedRunner) one(seed uint64) *seedResult {
 	if len(v.Violations) == 0 {
 		return res
 	}
-	first := v.Violations[0]
+	first := faults.Principal(v.Violations)
 	res.Invariant = first.Invariant
 	shrunk := v.Scenario
 	if first.Invariant != oracle.Nondeterminism && first.Invariant != oracle.SUTPanic {

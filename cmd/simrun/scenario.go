@@ -49,6 +49,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	showView := fs.Bool("view", false, "also print the derived Web nodes")
 	asJSON := fs.Bool("json", false, "print one JSON object per scenario, then a JSON summary object")
 	quiet := fs.Bool("quiet", false, "leave out the timelines")
+	mutant := fs.String("mutant", "", "run against a mutant of the system under test (a mutant corpus entry's scenario)")
 	files, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -61,9 +62,15 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	sf := seedFlags{mutant: *mutant}
+	_, opts, err := sf.resolve()
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun scenario: %v\n", err)
+		return exitUsage
+	}
 	var nViolations, nErrors int
 	for _, file := range files {
-		res := scenarioFile(file, *trace, len(files) > 1, *showView, !*asJSON && !*quiet, stdout)
+		res := scenarioFile(file, *trace, len(files) > 1, *showView, !*asJSON && !*quiet, stdout, opts)
 		nViolations += len(res.Violations)
 		if res.Error != "" {
 			nErrors++
@@ -92,7 +99,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	return exitClean
 }
 
-func scenarioFile(file, trace string, several, showView, showTimeline bool, out io.Writer) *scenarioResult {
+func scenarioFile(file, trace string, several, showView, showTimeline bool, out io.Writer, opts sim.Options) *scenarioResult {
 	res := &scenarioResult{File: file, Violations: []oracle.Violation{}}
 	s, err := sim.LoadScenario(file)
 	if err != nil {
@@ -100,7 +107,7 @@ func scenarioFile(file, trace string, several, showView, showTimeline bool, out 
 		return res
 	}
 	res.Name = s.Name
-	run := sim.Run(s)
+	run := sim.RunWith(s, opts)
 	res.Events, res.Requests, res.Stopped, res.Warnings = len(run.Events), len(run.Requests), run.Stopped, run.Warnings
 	res.Violations = oracle.Check(run.Events, oracle.Options{Strict: true, Facts: &run.Facts})
 	if showView {

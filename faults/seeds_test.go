@@ -1,0 +1,214 @@
+package faults
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/turnsim/turnsim/mutants"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// Flags of the seeded property, each with an environment twin.
+var (
+	simSeed     = flag.String("sim.seed", "", "run just this seed (env SIM_SEED)")
+	simRuns     = flag.Int("sim.runs", 0, "how many seeds to run (env SIM_RUNS; default 3000, a tenth under -short)")
+	simDuration = flag.Duration("sim.duration", 0, "run seeds for this long instead (env SIM_DURATION)")
+)
+
+func setting(flagValue, env string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	return os.Getenv(env)
+}
+
+// TestSeeds runs seeded fault plans against the correct loop: every one
+// must pass every invariant. A failure prints paste-ready reproductions.
+func TestSeeds(t *testing.T) {
+	first, count := uint64(1), 3000
+	if s := setting(*simSeed, "SIM_SEED"); s != "" {
+		seed, err := strconv.ParseUint(s, 0, 64)
+		if err != nil {
+			t.Fatalf("sim.seed %q: %v", s, err)
+		}
+		first, count = seed, 1
+	} else if r := setting(strconv.Itoa(*simRuns), "SIM_RUNS"); r != "" && r != "0" {
+		n, err := strconv.Atoi(r)
+		if err != nil {
+			t.Fatalf("sim.runs %q: %v", r, err)
+		}
+		count = n
+	} else if testing.Short() {
+		count /= 10
+	}
+	var deadline time.Time
+	if d := setting(durationString(*simDuration), "SIM_DURATION"); d != "" {
+		dur, err := time.ParseDuration(d)
+		if err != nil {
+			t.Fatalf("sim.duration %q: %v", d, err)
+		}
+		deadline, count = time.Now().Add(dur), int(^uint(0)>>1)
+	}
+	ran := 0
+	for i := 0; i < count; i++ {
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			break
+		}
+		seed := first + uint64(i)
+		v := RunSeed(seed, Overrides{}, sim.Options{}, i%20 == 0)
+		ran++
+		if len(v.Violations) > 0 {
+			t.Errorf("seed %#x: %s\n%s\nTo reproduce:\n  go test ./faults -run '^TestSeeds$' -sim.seed=%#x\n  simrun replay --seed %#x",
+				seed, v.Violations[0], v.Config, seed, seed)
+		}
+	}
+	t.Logf("%d seeds from %#x", ran, first)
+}
+
+func durationString(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}
+
+// TestDrawIsDeterministic: a seed draws the same configuration and plan
+// every time, and different seeds draw different plans.
+func TestDrawIsDeterministic(t *testing.T) {
+	for seed := uint64(1); seed <= 50; seed++ {
+		c1, s1 := Draw(seed, Overrides{})
+		c2, s2 := Draw(seed, Overrides{})
+		a, _ := s1.MarshalJSON()
+		b, _ := s2.MarshalJSON()
+		if c1.String() != c2.String() || string(a) != string(b) {
+			t.Fatalf("seed %d drew differently twice", seed)
+		}
+	}
+	_, s1 := Draw(1, Overrides{})
+	_, s2 := Draw(2, Overrides{})
+	a, _ := s1.MarshalJSON()
+	b, _ := s2.MarshalJSON()
+	if string(a) == string(b) {
+		t.Errorf("seeds 1 and 2 drew the same plan")
+	}
+}
+
+// TestSwarm: over many seeds every fault kind is enabled somewhere, and
+// some seeds enable none; restricting the kinds is honoured.
+func TestSwarm(t *testing.T) {
+	seen := map[string]int{}
+	none := 0
+	for seed := uint64(1); seed <= 500; seed++ {
+		c, _ := Draw(seed, Overrides{})
+		if len(c.Kinds) == 0 {
+			none++
+		}
+		for _, k := range c.Kinds {
+			seen[k]++
+		}
+	}
+	for _, k := range Kinds {
+		if seen[k] == 0 {
+			t.Errorf("fault kind %s was never enabled in 500 seeds", k)
+		}
+	}
+	if none == 0 {
+		t.Errorf("no seed enabled no fault kind")
+	}
+	for seed := uint64(1); seed <= 100; seed++ {
+		c, _ := Draw(seed, Overrides{Kinds: []string{Server, Cancel}})
+		for _, k := range c.Kinds {
+			if k != Server && k != Cancel {
+				t.Fatalf("seed %d enabled %s outside --faults server,cancel", seed, k)
+			}
+		}
+	}
+}
+
+// TestShrinkIsOneMinimal: for each mutant, the first failing seed's plan
+// shrinks to at most 3 entries, still violates the mutant's invariant,
+// and violates it no more when any single entry is removed.
+func TestShrinkIsOneMinimal(t *testing.T) {
+	for _, m := range mutants.Zoo {
+		t.Run(m.Name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 2000; seed++ {
+				v := RunSeed(seed, Overrides{}, m.Options, false)
+				if !Violates(v.Scenario, m.Trips, m.Options) {
+					continue
+				}
+				shrunk, runs := Shrink(v.Scenario, m.Trips, m.Options)
+				if !Violates(shrunk, m.Trips, m.Options) {
+					t.Fatalf("seed %#x: the shrunk plan no longer violates %s", seed, m.Trips)
+				}
+				if n := Entries(shrunk); n > 3 {
+					t.Errorf("seed %#x: %d entries after shrinking, want at most 3: %v", seed, n, PlanLines(shrunk))
+				}
+				for i, smaller := range removals(shrunk) {
+					if Violates(smaller, m.Trips, m.Options) {
+						t.Errorf("seed %#x: removing entry %d still violates %s: the plan is not 1-minimal", seed, i, m.Trips)
+					}
+				}
+				t.Logf("seed %#x: %d entries → %d in %d runs: %v", seed, Entries(v.Scenario), Entries(shrunk), runs, PlanLines(shrunk))
+				return
+			}
+			t.Fatalf("mutant %s not found in 2000 seeds", m.Name)
+		})
+	}
+}
+
+// TestCorpus replays the project's corpus: a regression entry must pass
+// now; a mutant's entry must still fail against its mutant.
+func TestCorpus(t *testing.T) {
+	entries := LoadCorpus("../corpus")
+	for _, le := range entries {
+		if le.Err != nil {
+			t.Errorf("%s: %v", le.Path, le.Err)
+			continue
+		}
+		opts := sim.Options{}
+		if le.Entry.Mutant != "" {
+			m, ok := mutants.Find(le.Entry.Mutant)
+			if !ok {
+				t.Errorf("%s: unknown mutant %q", le.Path, le.Entry.Mutant)
+				continue
+			}
+			opts = m.Options
+			if !Violates(le.Scenario, le.Entry.Invariant, opts) {
+				t.Errorf("%s: the mutant's entry no longer reproduces %s", le.Path, le.Entry.Invariant)
+			}
+			continue
+		}
+		if _, vs := Check(le.Scenario, opts); len(vs) > 0 {
+			t.Errorf("%s: the regression is back: %s", le.Path, vs[0])
+		}
+	}
+	t.Logf("%d corpus entries", len(entries))
+}
+
+// TestCorpusErrorsAreNamed: a broken or unknown-format entry comes back
+// with its error, by name.
+func TestCorpusErrorsAreNamed(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/a-broken.json", []byte("{"), 0o644)
+	os.WriteFile(dir+"/b-future.json", []byte(`{"format":99,"scenario":{}}`), 0o644)
+	_, s := Draw(1, Overrides{})
+	e, err := NewEntry("test", 1, Overrides{}, "", "retry-budget", "a message", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := e.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := LoadCorpus(dir)
+	if len(got) != 3 || got[0].Err == nil || got[1].Err == nil || got[2].Err != nil || got[2].Path != path {
+		t.Fatalf("LoadCorpus: %v", fmt.Sprint(got))
+	}
+	if want := "corpus format 99, but this build reads format 1"; got[1].Err.Error() != want {
+		t.Errorf("the future entry's error is %q, want %q", got[1].Err, want)
+	}
+}
