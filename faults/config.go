@@ -95,6 +95,7 @@ var (
 	factorGen      = gen.OneConstOf(1, 2, 4, 20)
 	jitterGen      = gen.OneConstOf(0.0, 0.1, 0.5, 1.0)
 	maxRetriesGen  = gen.IntRange(0, 6)
+	maskGen        = gen.UInt32()
 )
 
 var defaultCodes = []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT"}
@@ -122,10 +123,12 @@ func drawConfig(seed uint64, o Overrides) *Config {
 	c.ListenerOrder = draw[[]string](rng, orderGen)
 	c.MaxOverflowRetries = draw[int](rng, overflowGen)
 	c.Pruner = draw[bool](rng, coin)
-	// Swarm: each kind is on with its own chance; a tenth of seeds has none.
+	// Swarm: each kind is on with its own chance (one bit of a mask each);
+	// a tenth of seeds has none.
 	if !draw[bool](rng, tenthGen) {
-		for _, k := range Kinds {
-			if draw[bool](rng, coin) && (o.Kinds == nil || slices.Contains(o.Kinds, k)) {
+		mask := draw[uint32](rng, maskGen)
+		for i, k := range Kinds {
+			if mask&(1<<i) != 0 && (o.Kinds == nil || slices.Contains(o.Kinds, k)) {
 				c.Kinds = append(c.Kinds, k)
 			}
 		}

@@ -132,10 +132,13 @@ func (a *Agent) notify(e session.Event, node *SurfaceNode) session.Event {
 		a.surface.apply(&e)
 	}
 	// Observers registered during the loop join at the next event: the
-	// slice header is read once (no copy per event).
+	// slice header is read once (no copy per event). They get the event
+	// as the log holds it (no copy escapes to the heap) and must not keep
+	// the pointer.
 	observers := a.onAppend
+	stored := a.log.At(e.Seq)
 	for i := range observers {
-		observers[i](&e)
+		observers[i](stored)
 	}
 	return e
 }

@@ -56,7 +56,8 @@ type Request struct {
 	Model      string
 	MaxTokens  int
 	// Messages are the derived surface: the model-visible history, with
-	// compaction replacements applied and failed attempts left out.
+	// compaction replacements applied and failed attempts left out. They
+	// are valid for the call and must not be modified.
 	Messages []SurfaceNode
 }
 

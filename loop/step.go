@@ -88,8 +88,9 @@ func (a *Agent) prepare(attempt int) (*Request, *Route, error) {
 	if err := a.check(); err != nil {
 		return nil, nil, err
 	}
+	nodes := a.surface.Nodes()
 	req := &Request{Turn: a.turn, Step: a.step, Attempt: attempt, Provider: target.Provider, Model: target.Model,
-		MaxTokens: a.cfg.MaxTokens, Messages: append([]SurfaceNode(nil), a.surface.Nodes()...)}
+		MaxTokens: a.cfg.MaxTokens, Messages: nodes[:len(nodes):len(nodes)]}
 	return req, route, nil
 }
 

@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"fmt"
 	"math/rand/v2"
+	"strconv"
 )
 
 // counterIDs gives readable ids: retry-1, compaction-1, message-1, …
@@ -15,7 +15,7 @@ func (c *counterIDs) NewID(kind string) string {
 		c.next = map[string]int{}
 	}
 	c.next[kind]++
-	return fmt.Sprintf("%s-%d", kind, c.next[kind])
+	return kind + "-" + strconv.Itoa(c.next[kind])
 }
 
 // cycle gives the scenario's random samples in order, cycled.

@@ -99,14 +99,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	r := &seedRunner{first: first, count: count, deadline: deadline, overrides: overrides, opts: opts,
 		flags: sf, corpus: *corpus, sample: *sample}
 	progress := newProgress(stderr, count, *duration)
-	results := r.run(ctx, *workers, func(res *seedResult) {
-		out.seed(res)
-		progress.update(res)
-	})
-	progress.done()
-	elapsed := time.Since(began).Seconds()
-	var events, violations, internal int
-	for _, res := range results {
+	// Only counts are kept: memory stays flat in the number of seeds.
+	var runs, events, violations, internal int
+	r.run(ctx, *workers, func(res *seedResult) {
+		runs++
 		events += res.Events
 		if len(res.Violations) > 0 {
 			violations++
@@ -114,16 +110,20 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		if res.Internal != "" {
 			internal++
 		}
-	}
+		out.seed(res)
+		progress.update(res)
+	})
+	progress.done()
+	elapsed := time.Since(began).Seconds()
 	violations += corpusViolations
 	note := ""
 	if ctx.Err() != nil {
 		note = " (interrupted)"
 	}
 	summary := fmt.Sprintf("%d runs, %d violations, %d events, %.0f runs/s, %.0f events/s%s",
-		len(results), violations, events, float64(len(results))/elapsed, float64(events)/elapsed, note)
+		runs, violations, events, float64(runs)/elapsed, float64(events)/elapsed, note)
 	if *asJSON {
-		b, _ := json.Marshal(map[string]any{"runs": len(results), "violations": violations, "events": events,
+		b, _ := json.Marshal(map[string]any{"runs": runs, "violations": violations, "events": events,
 			"corpusErrors": corpusBad, "interrupted": ctx.Err() != nil})
 		fmt.Fprintf(stdout, "%s\n", b)
 		fmt.Fprintln(stderr, summary)
@@ -160,11 +160,13 @@ type seedRunner struct {
 	sample       float64
 }
 
-func (r *seedRunner) run(ctx context.Context, workers int, emit func(*seedResult)) []*seedResult {
+// run hands each result to emit, in seed order, under a lock; it holds
+// only the results that finished ahead of an earlier seed (at most about
+// one per worker).
+func (r *seedRunner) run(ctx context.Context, workers int, emit func(*seedResult)) {
 	var mu sync.Mutex
 	done := map[uint64]*seedResult{}
 	next, emitted := uint64(0), uint64(0)
-	var results []*seedResult
 	take := func() (uint64, bool) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -189,7 +191,6 @@ func (r *seedRunner) run(ctx context.Context, workers int, emit func(*seedResult
 				mu.Lock()
 				done[i] = res
 				for done[emitted] != nil { // emit in seed order
-					results = append(results, done[emitted])
 					emit(done[emitted])
 					delete(done, emitted)
 					emitted++
@@ -199,7 +200,6 @@ func (r *seedRunner) run(ctx context.Context, workers int, emit func(*seedResult
 		}()
 	}
 	wg.Wait()
-	return results
 }
 
 // safely runs a seed; a panic of turnsim itself (the system under test's
