@@ -103,14 +103,23 @@ func drawRequests(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 		}
 	}
 	if c.has(SummaryFail) {
+		// The summarizer throws, overflows (a summary no smaller than what
+		// it replaces), or answers; slowly when latency is on, so that a
+		// cancel can land inside summarization.
 		for i := 0; i < 2; i++ {
-			if rng.Rng.Intn(2) == 0 {
+			out := sim.SummaryOutcome{LatencyMs: latency()}
+			switch rng.Rng.Intn(3) {
+			case 0:
 				msg := "summary unavailable"
-				s.Summaries = append(s.Summaries, sim.SummaryOutcome{Fail: &msg})
-			} else {
+				out.Fail = &msg
+			case 1:
+				text := resultText(6000)
+				out.Text = &text
+			default:
 				text := "The notes were condensed."
-				s.Summaries = append(s.Summaries, sim.SummaryOutcome{Text: &text})
+				out.Text = &text
 			}
+			s.Summaries = append(s.Summaries, out)
 		}
 	}
 }
