@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/leanovate/gopter"
@@ -124,14 +125,6 @@ func drawRequests(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 	}
 }
 
-func toAny(xs []string) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = x
-	}
-	return out
-}
-
 // intn draws an int in [lo, hi] straight from a stream: the per-request
 // draws, the bulk of a plan, skip gopter's generator machinery (a result
 // allocated through reflection per draw); the configuration and the world
@@ -141,7 +134,7 @@ func intn(rng *gopter.GenParameters, lo, hi int) int { return lo + rng.Rng.Intn(
 // Generators used on every world draw, built once.
 var (
 	nthGen     = gen.IntRange(1, 3)
-	eventGen   = gen.OneConstOf(toAny(eventTypes)...)
+	eventGen   = recoveryWeighted(eventTypes)
 	causeGen   = gen.OneConstOf(session.CauseUser, session.CauseParent, session.CauseHook, session.CauseDisposed)
 	inputGen   = gen.OneConstOf("followup", "steer", "inject")
 	disposeGen = gen.OneConstOf("dispose", "dispose-retry")
@@ -213,6 +206,25 @@ func faultOutcome(c *Config, rng *gopter.GenParameters, kind string, latency flo
 var eventTypes = []string{session.TypeTurnStart, session.TypeStepStart, session.TypeAssistantChunk, session.TypeAssistantMessage,
 	session.TypeToolCall, session.TypeLLMRetry, session.TypeLLMRetryStarted, session.TypeCompactionStart,
 	session.TypeCompactionSummary, session.TypeStepEnd, session.TypeInboxSpliced, session.TypeRequestHeader}
+
+// recoveryPoints are the choice points where recovery races live: a
+// cancel right after them lands inside a listener's decision, a backoff
+// wait or a summarization. They are drawn three times as often as the
+// others, so a bug that needs one is found in hundreds of seeds, not
+// thousands.
+var recoveryPoints = []string{session.TypeLLMRetry, session.TypeLLMRetryStarted, session.TypeCompactionStart, session.TypeCompactionSummary}
+
+func recoveryWeighted(types []string) gopter.Gen {
+	var gens []gen.WeightedGen
+	for _, t := range types {
+		w := 1
+		if slices.Contains(recoveryPoints, t) {
+			w = 3
+		}
+		gens = append(gens, gen.WeightedGen{Weight: w, Gen: gen.Const(t)})
+	}
+	return gen.Weighted(gens)
+}
 
 // drawWorld places the world's actions: cancels, disposals, late inputs
 // and outages, at virtual times or right after events.

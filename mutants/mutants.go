@@ -24,23 +24,59 @@ type Mutant struct {
 // Zoo is every mutant, by name.
 var Zoo = []Mutant{
 	{
-		Name:  "budget-off-by-one",
-		Bug:   "a normal-mode retry listener that allows maxRetries + 1 retries (previous > maxRetries instead of >=)",
-		Trips: "retry-budget",
-		Options: sim.Options{Install: map[string]func(*loop.Agent){
-			sim.ListenerRetry: func(a *loop.Agent) { a.AddRequestErrorListener("llm-retry", (&buggyRetry{offByOne: true}).handle) },
-		}},
+		Name:    "budget-off-by-one",
+		Bug:     "a normal-mode retry listener that allows maxRetries + 1 retries (previous > maxRetries instead of >=)",
+		Trips:   "retry-budget",
+		Options: retryMutant(buggyRetry{offByOne: true}),
 	},
 	{
-		Name:  "retry-auth",
-		Bug:   "a normal-mode retry listener that also retries AUTH, whatever its policy's retryable codes say",
-		Trips: "non-retryable-stays-terminal",
-		Options: sim.Options{Install: map[string]func(*loop.Agent){
-			sim.ListenerRetry: func(a *loop.Agent) {
-				a.AddRequestErrorListener("llm-retry", (&buggyRetry{extraCodes: []string{"AUTH"}}).handle)
-			},
-		}},
+		Name:    "retry-auth",
+		Bug:     "a normal-mode retry listener that also retries AUTH, whatever its policy's retryable codes say",
+		Trips:   "non-retryable-stays-terminal",
+		Options: retryMutant(buggyRetry{extraCodes: []string{"AUTH"}}),
 	},
+	{
+		Name: "wait-ignores-cancel",
+		Bug: "the backoff wait is not cancellable: a cancel during the wait still leads to llm/retry-started and a retry " +
+			"action (the loop's re-check then stops the attempt, but the listener already claimed it)",
+		Trips:   "cancelled-turn-never-retries",
+		Options: retryMutant(buggyRetry{waitIgnoresCancel: true}),
+	},
+	{
+		Name:    "retry-before-delay",
+		Bug:     "the delay is computed and logged, but the wait uses half of it",
+		Trips:   "backoff-honoured",
+		Options: retryMutant(buggyRetry{waitFraction: 0.5}),
+	},
+	{
+		Name:    "jitter-out-of-bounds",
+		Bug:     "jitter drawn in [1, 1+2j] (the ratio never subtracted) instead of [1-j, 1+j]",
+		Trips:   "backoff-honoured",
+		Options: retryMutant(buggyRetry{jitterUpOnly: true}),
+	},
+	{
+		Name:    "compact-retry-after-failure",
+		Bug:     "the overflow listener returns retry when compaction threw and the surface did not change",
+		Trips:   "overflow-recovery-bounded",
+		Options: sim.Options{Install: map[string]sim.Installer{sim.ListenerCompaction: retryAfterFailedCompaction}},
+	},
+	{
+		Name:    "compact-unbounded",
+		Bug:     "the overflow counter is never checked against maxOverflowRetries",
+		Trips:   "overflow-recovery-bounded",
+		Options: sim.Options{Install: map[string]sim.Installer{sim.ListenerCompaction: unboundedCompaction}},
+	},
+}
+
+// retryMutant installs a buggy retry listener in llm-retry's place; each
+// agent gets its own copy.
+func retryMutant(bug buggyRetry) sim.Options {
+	return sim.Options{Install: map[string]sim.Installer{
+		sim.ListenerRetry: func(a *loop.Agent, _ sim.Env) {
+			b := bug
+			a.AddRequestErrorListener("llm-retry", b.handle)
+		},
+	}}
 }
 
 // Find returns the mutant with a name.

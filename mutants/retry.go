@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"context"
+	"math"
 	"slices"
 
 	"github.com/turnsim/turnsim/loop"
@@ -14,6 +16,12 @@ import (
 type buggyRetry struct {
 	offByOne   bool
 	extraCodes []string
+	// waitIgnoresCancel waits on a context the turn's cancel cannot reach.
+	waitIgnoresCancel bool
+	// waitFraction, when non-zero, waits that fraction of the logged delay.
+	waitFraction float64
+	// jitterUpOnly draws jitter in [1, 1+2j] instead of [1-j, 1+j].
+	jitterUpOnly bool
 }
 
 func (b *buggyRetry) handle(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
@@ -46,7 +54,11 @@ func (b *buggyRetry) handle(ev *loop.RequestError, next loop.Next) (loop.Action,
 	if id == "" {
 		id = ev.Agent.IDs().NewID(loop.IDRetry)
 	}
-	delay := retry.Delay(p, previous+1, ev.Agent.Random().Float64())
+	r := ev.Agent.Random().Float64()
+	delay := retry.Delay(p, previous+1, r)
+	if b.jitterUpOnly {
+		delay = upOnlyDelay(p, previous+1, r)
+	}
 	if ra := ev.Failure.ProviderRetryAfterMs; ra != nil && *ra > 0 {
 		delay = *ra
 	}
@@ -56,9 +68,23 @@ func (b *buggyRetry) handle(ev *loop.RequestError, next loop.Next) (loop.Action,
 	maxRetries := p.MaxRetries
 	ev.Agent.Append(&session.LLMRetry{RetryID: id, Turn: ev.Turn, Step: ev.Step, Provider: ev.Provider, Mode: p.Mode,
 		PolicyKey: key, Retry: previous + 1, MaxRetries: &maxRetries, DelayMs: delay, Failure: ev.Failure})
-	if err := ev.Agent.Clock().Sleep(ev.Signal, retry.Duration(delay)); err != nil {
+	wait, waitCtx := delay, context.Context(ev.Signal)
+	if b.waitFraction != 0 {
+		wait = delay * b.waitFraction // the bug: the wait is not the delay
+	}
+	if b.waitIgnoresCancel {
+		waitCtx = context.WithoutCancel(ev.Signal) // the bug
+	}
+	if err := ev.Agent.Clock().Sleep(waitCtx, retry.Duration(wait)); err != nil {
 		return loop.NoAction, nil
 	}
 	ev.Agent.Append(&session.LLMRetryStarted{RetryID: id, Turn: ev.Turn, Step: ev.Step, Retry: previous + 1})
 	return loop.Retry, nil
+}
+
+// upOnlyDelay is SPEC 3.5's delay with a jitter that forgot to subtract
+// its ratio: 1 + 2jr instead of (1 - j) + 2jr.
+func upOnlyDelay(p *loop.RetryPolicy, n int, r float64) float64 {
+	exponential := math.Min(p.InitialDelayMs*math.Pow(2, float64(min(n-1, 1024))), p.MaxDelayMs)
+	return math.Min(exponential*(1+2*p.JitterRatio*r), p.MaxDelayMs)
 }

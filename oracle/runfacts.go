@@ -140,7 +140,7 @@ func checkCancelledExact(events []session.Event, facts *Facts, s *segmentation) 
 			continue
 		case *session.TurnEnd:
 			if first != nil && (p.Reason.Kind != session.EndAborted || p.Reason.Cause == nil || !slices.Contains(first.causes, p.Reason.Cause.Kind)) {
-				r.add(p.Turn, 0, []int64{first.seq, e.Seq}, "turn %d was cancelled (%s) at seq %d but ends %s", p.Turn, strings.Join(first.causes, ", "), first.seq, reason(&p.Reason))
+				r.add(p.Turn, 0, []int64{first.seq, e.Seq}, "turn %d was cancelled (%s) before seq %d but ends %s", p.Turn, strings.Join(first.causes, ", "), first.seq, reason(&p.Reason))
 			}
 			openTurn, first = 0, nil
 			continue
@@ -159,7 +159,7 @@ func checkCancelledExact(events []session.Event, facts *Facts, s *segmentation) 
 				what = e.Type()
 			}
 			reported = true
-			r.add(turn, step, []int64{first.seq, e.Seq}, "%s after the cancel (%s) took effect at seq %d", what, first.cause, first.seq)
+			r.add(turn, step, []int64{first.seq, e.Seq}, "%s after the cancel (%s) took effect before seq %d", what, first.cause, first.seq)
 		}
 	}
 	return r.out

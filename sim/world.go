@@ -70,7 +70,22 @@ type bounded struct{ events int }
 // test (the mutant zoo): Install replaces how a named listener of
 // ListenerOrder is installed.
 type Options struct {
-	Install map[string]func(a *loop.Agent)
+	Install map[string]Installer
+}
+
+// Installer installs one listener on an agent, with what the world would
+// have given the real one.
+type Installer func(a *loop.Agent, env Env)
+
+// Env is what a world hands an Installer.
+type Env struct {
+	// Compaction is the scenario's compaction-basic configuration; nil
+	// when the scenario does not install it.
+	Compaction *compact.Config
+	// Summarizer is the world's scripted summarizer.
+	Summarizer compact.Summarizer
+	// Warn records a warning of the system under test in the result.
+	Warn func(string)
 }
 
 // Run runs a scenario to the end: every input and world action applied and
@@ -99,7 +114,7 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 	w.agent.ObserveListeners(w.observeListener)
 	for _, name := range s.ListenerOrder {
 		if install, ok := opts.Install[name]; ok {
-			install(w.agent)
+			install(w.agent, Env{Compaction: s.Compaction, Summarizer: &scriptedSummarizer{w: w}, Warn: w.warn})
 			continue
 		}
 		switch name {

@@ -78,6 +78,11 @@ func Install(a *loop.Agent, cfg Config, s Summarizer) *Compactor {
 	return c
 }
 
+// Remove unregisters the overflow listener; the counter's resets stay, so
+// a caller that re-registers Handle (under its own name or wrapped) keeps
+// the plugin's behaviour.
+func (c *Compactor) Remove() { c.remove() }
+
 // Count is the current counter.
 func (c *Compactor) Count() int { return c.count }
 
