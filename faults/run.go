@@ -21,7 +21,7 @@ type Verdict struct {
 // run's facts.
 func Check(s *sim.Scenario, opts sim.Options) (*sim.Result, []oracle.Violation) {
 	res := sim.RunWith(s, opts)
-	return res, oracle.Check(res.Events, oracle.Options{Strict: true, Facts: &res.Facts})
+	return res, oracle.Check(res.Events, opts.Oracle(res))
 }
 
 // RunSeed draws a seed's plan, runs it and checks it. With

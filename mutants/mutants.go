@@ -66,6 +66,18 @@ var Zoo = []Mutant{
 		Trips:   "overflow-recovery-bounded",
 		Options: sim.Options{Install: map[string]sim.Installer{sim.ListenerCompaction: unboundedCompaction}},
 	},
+	{
+		Name:    "view-suppress-on-retry",
+		Bug:     "the retired turn-error rule: the Web view hides a turn's error node when the turn has any llm/retry",
+		Trips:   "exhausted-turn-renders-error",
+		Options: sim.Options{Derive: suppressOnRetry},
+	},
+	{
+		Name:    "tail-window-drift",
+		Bug:     "the turn-error derivation needs the turn/start inside the rendered tail window",
+		Trips:   "exhausted-turn-renders-error",
+		Options: sim.Options{Derive: tailWindowDrift},
+	},
 }
 
 // retryMutant installs a buggy retry listener in llm-retry's place; each

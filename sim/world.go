@@ -9,6 +9,7 @@ import (
 	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/oracle"
 )
 
@@ -71,6 +72,22 @@ type bounded struct{ events int }
 // ListenerOrder is installed.
 type Options struct {
 	Install map[string]Installer
+	// Derive is the Web view under test; nil means view.Derive.
+	Derive func([]session.Event) view.Nodes
+}
+
+// View is the Web view under test.
+func (o Options) View() func([]session.Event) view.Nodes {
+	if o.Derive != nil {
+		return o.Derive
+	}
+	return view.Derive
+}
+
+// Oracle is how a run of this system under test is checked: strictly,
+// with the run's facts, against its view.
+func (o Options) Oracle(res *Result) oracle.Options {
+	return oracle.Options{Strict: true, Facts: &res.Facts, Derive: o.View()}
 }
 
 // Installer installs one listener on an agent, with what the world would

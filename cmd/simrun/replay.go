@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/faults"
-	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -115,14 +114,14 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	res := sim.RunWith(t.scenario, t.opts)
 	b.WriteString("timeline:\n")
 	timeline.Render(&b, res.Events, Marks(res.Actions), sim.Epoch.UnixMilli())
-	vs := oracle.Check(res.Events, oracle.Options{Strict: true, Facts: &res.Facts})
+	vs := oracle.Check(res.Events, t.opts.Oracle(res))
 	if *determinism {
 		if again := sim.RunWith(t.scenario, t.opts); !bytes.Equal(faults.LogBytes(res), faults.LogBytes(again)) {
 			vs = append(vs, oracle.Violation{Invariant: oracle.Nondeterminism, Message: "two runs wrote different logs"})
 		}
 	}
 	if *showView {
-		for _, n := range nodeLines(view.Derive(res.Events)) {
+		for _, n := range nodeLines(t.opts.View()(res.Events)) {
 			b.WriteString("  " + n.text() + "\n")
 		}
 	}

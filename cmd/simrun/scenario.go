@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/loop/session"
-	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 	"github.com/turnsim/turnsim/timeline"
@@ -109,9 +108,9 @@ func scenarioFile(file, trace string, several, showView, showTimeline bool, out 
 	res.Name = s.Name
 	run := sim.RunWith(s, opts)
 	res.Events, res.Requests, res.Stopped, res.Warnings = len(run.Events), len(run.Requests), run.Stopped, run.Warnings
-	res.Violations = oracle.Check(run.Events, oracle.Options{Strict: true, Facts: &run.Facts})
+	res.Violations = oracle.Check(run.Events, opts.Oracle(run))
 	if showView {
-		res.Nodes = nodeLines(view.Derive(run.Events))
+		res.Nodes = nodeLines(opts.View()(run.Events))
 	}
 	if showTimeline {
 		fmt.Fprintf(out, "== %s (%s)\n", s.Name, file)
