@@ -4,7 +4,7 @@
 GO       ?= go
 FUZZTIME ?= 30s
 
-.PHONY: all sim test lint staticcheck bench fuzz build clean conformance
+.PHONY: all sim hunt test lint staticcheck bench fuzz build clean conformance
 
 all: lint test
 
@@ -14,6 +14,10 @@ SEEDS ?= 10000
 sim:
 	$(GO) run ./cmd/simrun run --seeds $(SEEDS)
 	$(GO) run ./cmd/simrun scenario --quiet scenarios/*.json
+
+# The search against every mutant of the zoo: each must be found.
+hunt:
+	$(GO) run ./cmd/simrun hunt
 
 # The whole test suite, under the race detector. The real DSH logs in
 # ../shared/dsh-logs are read in place; without them those tests skip, and

@@ -33,6 +33,8 @@ commands:
                 shrink and record failures (the main job)
   replay        one seed (or corpus entry): configuration, plan, timeline, verdict
   shrink        one seed's (or entry's) failing plan, made minimal
+  hunt          run the search against every mutant of the zoo: seeds and
+                time to find each, the size of its shrunk reproduction
   check PATH…   check session logs (files, or folders walked for *.jsonl and
                 *.jsonl.zstd) against turnsim's log-level invariants
   scenario FILE…
@@ -75,6 +77,8 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		return runReplay(args[1:], stdout, stderr)
 	case "shrink":
 		return runShrink(args[1:], stdout, stderr)
+	case "hunt":
+		return runHunt(args[1:], stdout, stderr)
 	case "serve":
 		return runServe(args[1:], stdout, stderr)
 	case "conformance":

@@ -1,0 +1,102 @@
+// Package hunt runs the randomized search against the mutant zoo: for each
+// mutant, the seeds to its first violation of the invariant it must trip,
+// the time that took, and the smallest shrunk reproduction among the first
+// few violating seeds.
+package hunt
+
+import (
+	"slices"
+	"time"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/mutants"
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// Options bound one mutant's search.
+type Options struct {
+	// Start is the first seed.
+	Start uint64
+	// MaxSeeds bounds the seeds tried; Budget the wall time (0: none).
+	MaxSeeds int
+	Budget   time.Duration
+	// Candidates is how many violating seeds are shrunk; the smallest
+	// result is kept. Shrinking is 1-minimal per seed, and different seeds
+	// reach different local minima.
+	Candidates int
+	// Now reads the wall clock for the timing columns only; nothing it
+	// returns reaches a plan or a log.
+	Now func() time.Time
+	// Stopped, when set, ends the search early (Ctrl-C).
+	Stopped func() bool
+}
+
+// Result is one mutant's row.
+type Result struct {
+	Mutant    string `json:"mutant"`
+	Invariant string `json:"invariant"`
+	Found     bool   `json:"found"`
+	// Seeds is how many seeds ran up to and including the first violating
+	// one (or all that ran, when none was found).
+	Seeds int `json:"seeds"`
+	// FirstSeed is the first violating seed; Seed the one whose shrunk
+	// plan is kept.
+	FirstSeed uint64           `json:"firstSeed,omitempty"`
+	Seed      uint64           `json:"seed,omitempty"`
+	Violation oracle.Violation `json:"violation"`
+	// Entries is the shrunk plan's size (faults.Entries).
+	Entries    int           `json:"entries,omitempty"`
+	Plan       []string      `json:"plan,omitempty"`
+	ShrinkRuns int           `json:"shrinkRuns,omitempty"`
+	TimeToFind time.Duration `json:"timeToFindNs"`
+	ShrinkTime time.Duration `json:"shrinkTimeNs"`
+	// Shrunk is the kept reproduction.
+	Shrunk *sim.Scenario `json:"-"`
+}
+
+// Mutant searches seeds from o.Start until the mutant's invariant is
+// violated o.Candidates times, the seeds run out, or the budget is spent.
+func Mutant(m mutants.Mutant, o Options) Result {
+	if o.Candidates < 1 {
+		o.Candidates = 1
+	}
+	r := Result{Mutant: m.Name, Invariant: m.Trips}
+	began := o.Now()
+	found := 0
+	for i := 0; i < o.MaxSeeds && found < o.Candidates; i++ {
+		if o.Budget > 0 && o.Now().Sub(began) > o.Budget || o.Stopped != nil && o.Stopped() {
+			break
+		}
+		seed := o.Start + uint64(i)
+		v := faults.RunSeed(seed, faults.Overrides{}, m.Options, false)
+		if !r.Found {
+			r.Seeds = i + 1
+		}
+		if !slices.ContainsFunc(v.Violations, func(x oracle.Violation) bool { return x.Invariant == m.Trips }) {
+			continue
+		}
+		found++
+		if !r.Found {
+			r.Found, r.FirstSeed, r.TimeToFind = true, seed, o.Now().Sub(began)
+		}
+		shrinkBegan := o.Now()
+		shrunk, runs := faults.Shrink(v.Scenario, m.Trips, m.Options)
+		r.ShrinkTime += o.Now().Sub(shrinkBegan)
+		r.ShrinkRuns += runs
+		if n := faults.Entries(shrunk); r.Shrunk == nil || n < r.Entries {
+			r.Seed, r.Shrunk, r.Entries, r.Plan = seed, shrunk, n, faults.PlanLines(shrunk)
+		}
+	}
+	if r.Shrunk != nil {
+		// The entry's sentence is the shrunk plan's, not the seed's.
+		_, vs := faults.Check(r.Shrunk, m.Options)
+		for _, x := range vs {
+			if x.Invariant == m.Trips {
+				r.Violation = x
+				break
+			}
+		}
+	}
+	return r
+}
