@@ -41,4 +41,7 @@ type Config struct {
 	// RequestHook, when set, may reroute each attempt (DSH's agent/request
 	// waterfall): it returns the target of the attempt.
 	RequestHook func(turn, step, attempt int, t Target) Target
+	// Settle, when set, replaces SPEC 2.7's rule for what follows the
+	// request-error waterfall (see SettleRule).
+	Settle SettleRule
 }

@@ -29,17 +29,14 @@ func (a *Agent) runStep() (stepOutcome, error) {
 		if route != nil {
 			ev.RetryPolicy = route.RetryPolicy
 		}
-		action, err := a.runWaterfall(ev)
-		// The recheck closes the race of a cancel that lands after a
-		// listener decided to retry: no retry on a cancelled turn.
-		if a.signalled() {
-			return outcomeNone, errAborted
+		action, threw := a.runWaterfall(ev)
+		settle := a.cfg.Settle
+		if settle == nil {
+			settle = Settle
 		}
-		if err != nil {
+		retry, err := settle(Settlement{Action: action, Threw: threw, Failure: ev.Failure, Signalled: a.signalled()})
+		if !retry {
 			return outcomeNone, err
-		}
-		if action != Retry {
-			return outcomeNone, &LLMError{Failure: ev.Failure}
 		}
 	}
 }

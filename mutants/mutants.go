@@ -78,6 +78,12 @@ var Zoo = []Mutant{
 		Trips:   "exhausted-turn-renders-error",
 		Options: sim.Options{Derive: tailWindowDrift},
 	},
+	{
+		Name:    "throw-becomes-retry",
+		Bug:     "the loop settles a thrown request-error waterfall as a retry instead of ending the turn with the thrown error",
+		Trips:   "retry-after-handled-failure",
+		Options: sim.Options{Settle: throwBecomesRetry},
+	},
 }
 
 // retryMutant installs a buggy retry listener in llm-retry's place; each

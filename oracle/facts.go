@@ -12,6 +12,11 @@ type Facts struct {
 	Decisions []Decision
 	// Inputs are the messages the world sent, with their ids.
 	Inputs []Input
+	// Requests are the model requests the loop made, in order.
+	Requests []Request
+	// Waterfalls are the request-error waterfalls' settled answers (the
+	// outermost listener's), in order.
+	Waterfalls []Waterfall
 	// MaxOverflowRetries is compaction's bound; -1 when compaction is not
 	// installed.
 	MaxOverflowRetries int
@@ -24,11 +29,30 @@ type Facts struct {
 	Panic   string
 }
 
-// Action is a world action applied before the event with seq Seq.
+// Action is a world action applied before the event with seq Seq, while
+// turn Turn was open. Order places actions, requests and waterfalls in one
+// sequence, which seqs cannot (a cancel inside a port call and the request
+// that made the call share a seq).
 type Action struct {
 	Seq   int64
+	Order int64
+	Turn  int
 	Kind  string // "cancel" or "dispose"
 	Cause string
+}
+
+// Request is a call of the model port for attempt Attempt of a step.
+type Request struct {
+	Seq, Order          int64
+	Turn, Step, Attempt int
+}
+
+// Waterfall is the answer the request-error waterfall of a failed attempt
+// settled on: the outermost listener's retry (passed on or its own), or
+// its throw.
+type Waterfall struct {
+	Seq, Order   int64
+	Retry, Threw bool
 }
 
 // Decision is one listener's answer to one failed attempt, given before

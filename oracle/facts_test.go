@@ -86,6 +86,65 @@ func TestFactsViolations(t *testing.T) {
 			facts.Inputs = []oracle.Input{{ID: "u1"}}
 			return facts
 		}, []string{oracle.NoLostInput}},
+		{"a request went to the model after a cancel took effect, though no chunk of it reached the log", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.stepEnd(1, 1)
+			b.turnEnd(1, abortedBy)
+			facts := noFacts()
+			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 4, Turn: 1, Step: 1, Attempt: 2}}
+			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
+			facts.Actions = []oracle.Action{{Seq: f + 1, Order: 3, Turn: 1, Kind: "cancel", Cause: "user"}}
+			return facts
+		}, []string{oracle.CancelledTurnNeverRetries}},
+		{"a cancel of the previous turn does not count against the next turn's request", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.stepEnd(1, 1)
+			b.turnEnd(1, abortedBy)
+			b.turnStart(2)
+			b.stepStart(2, 1)
+			b.complete(2, 1)
+			facts := noFacts()
+			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 4, Order: 3, Turn: 2, Step: 1, Attempt: 1}}
+			facts.Actions = []oracle.Action{{Seq: f + 1, Order: 2, Turn: 1, Kind: "cancel", Cause: "user"}}
+			return facts
+		}, nil},
+		{"a second attempt after the waterfall threw", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2}}
+			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Threw: true}}
+			return facts
+		}, []string{oracle.RetryAfterHandledFailure}},
+		{"a second attempt that no waterfall answered", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 2, Turn: 1, Step: 1, Attempt: 2}}
+			return facts
+		}, []string{oracle.RetryAfterHandledFailure}},
+		{"a second attempt after a waterfall that answered no action", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2}}
+			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2}}
+			return facts
+		}, []string{oracle.RetryAfterHandledFailure}},
+		{"a second attempt the waterfall answered retry", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2}}
+			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
+			return facts
+		}, nil},
 		{"a panic inside the system under test", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			b.complete(1, 1)

@@ -9,6 +9,7 @@ import (
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/oracle"
 )
 
 // RequestRecord is one request the scripted model received.
@@ -56,6 +57,8 @@ func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Str
 		rec.Messages = append(rec.Messages, node.Seq)
 	}
 	m.w.requests = append(m.w.requests, rec)
+	m.w.facts.Requests = append(m.w.facts.Requests, oracle.Request{Seq: int64(m.w.agent.Log().Len()), Order: m.w.nextOrder(),
+		Turn: req.Turn, Step: req.Step, Attempt: req.Attempt})
 	return &scriptedStream{w: m.w, out: out, chunks: chunksOf(&out, n)}, nil
 }
 

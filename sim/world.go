@@ -52,8 +52,12 @@ type World struct {
 	warnings  []string
 	counts    map[string]int
 	triggered []triggered
-	inCommit  []func() // actions waiting for the end of a commit
-	facts     oracle.Facts
+	// depth is how deep in the request-error waterfall the listeners are;
+	// order numbers facts (nextOrder).
+	depth    int
+	order    int64
+	inCommit []func() // actions waiting for the end of a commit
+	facts    oracle.Facts
 }
 
 // triggered is an action placed after the nth append of an event type.
@@ -72,6 +76,9 @@ type bounded struct{ events int }
 // ListenerOrder is installed.
 type Options struct {
 	Install map[string]Installer
+	// Settle replaces the loop's rule after the request-error waterfall
+	// (loop.Config.Settle): a loop variant.
+	Settle loop.SettleRule
 	// Derive is the Web view under test; nil means view.Derive.
 	Derive func([]session.Event) view.Nodes
 }
@@ -126,7 +133,7 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 	if s.Seed != nil {
 		random = Stream(*s.Seed, "jitter")
 	}
-	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes},
+	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes, Settle: opts.Settle},
 		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
 	w.agent.ObserveListeners(w.observeListener)
 	for _, name := range s.ListenerOrder {
@@ -291,11 +298,18 @@ func (w *World) worldAction(a Action) func() {
 	}
 }
 
+// nextOrder numbers the facts that seqs cannot order.
+func (w *World) nextOrder() int64 {
+	w.order++
+	return w.order
+}
+
 // fact records a cancel or disposal for the oracle; it counts only while a
 // turn is open (a cancel between turns takes effect on no turn).
 func (w *World) fact(kind, cause string) {
 	if w.agent.OpenTurn() != 0 {
-		w.facts.Actions = append(w.facts.Actions, oracle.Action{Seq: int64(w.agent.Log().Len()), Kind: kind, Cause: cause})
+		w.facts.Actions = append(w.facts.Actions, oracle.Action{Seq: int64(w.agent.Log().Len()), Order: w.nextOrder(),
+			Turn: w.agent.OpenTurn(), Kind: kind, Cause: cause})
 	}
 }
 
@@ -304,13 +318,21 @@ func (w *World) fact(kind, cause string) {
 func (w *World) observeListener(name string, l loop.RequestErrorListener) loop.RequestErrorListener {
 	return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
 		passedOn := false
+		w.depth++
 		act, err := l(ev, func() (loop.Action, error) {
 			a, e := next()
 			passedOn = passedOn || (a == loop.Retry && e == nil)
 			return a, e
 		})
-		w.facts.Decisions = append(w.facts.Decisions, oracle.Decision{Seq: int64(w.agent.Log().Len()), Listener: name,
+		w.depth--
+		seq := int64(w.agent.Log().Len())
+		w.facts.Decisions = append(w.facts.Decisions, oracle.Decision{Seq: seq, Listener: name,
 			Retry: act == loop.Retry && err == nil && !passedOn, Threw: err != nil})
+		if w.depth == 0 {
+			// The outermost listener's answer is the waterfall's.
+			w.facts.Waterfalls = append(w.facts.Waterfalls, oracle.Waterfall{Seq: seq, Order: w.nextOrder(),
+				Retry: act == loop.Retry && err == nil, Threw: err != nil})
+		}
 		return act, err
 	}
 }

@@ -1,0 +1,72 @@
+package oracle
+
+// The checks at the model port: what the loop asked of the model, against
+// what the world did and what the waterfall answered. Only a run has these
+// facts; a log alone shows a request only by its chunks, and a request on
+// a cancelled turn logs none (the signal check precedes the append).
+
+// checkRequestsAfterCancel is cancelled-turn-never-retries at the port: no
+// model request leaves once a cancel or disposal took effect in its turn,
+// even one whose chunks never reach the log.
+func checkRequestsAfterCancel(facts *Facts) []Violation {
+	r := &reporter{id: CancelledTurnNeverRetries}
+	if facts == nil {
+		return nil
+	}
+	reported := map[int]bool{}
+	for _, q := range facts.Requests {
+		if reported[q.Turn] {
+			continue
+		}
+		for _, a := range facts.Actions {
+			if a.Order > q.Order {
+				break
+			}
+			if a.Turn == q.Turn {
+				reported[q.Turn] = true
+				r.add(q.Turn, q.Step, []int64{a.Seq, q.Seq}, "model request for attempt %d of turn %d step %d after the %s (%s) took effect before seq %d",
+					q.Attempt, q.Turn, q.Step, a.Kind, a.Cause, a.Seq)
+				break
+			}
+		}
+	}
+	return r.out
+}
+
+// checkSettledRetries is retry-after-handled-failure at the port: a step's
+// next attempt is made only when the waterfall of its failed attempt
+// settled on retry — never on no answer, never on a throw (a thrown
+// recovery produces no action).
+func checkSettledRetries(facts *Facts) []Violation {
+	r := &reporter{id: RetryAfterHandledFailure}
+	if facts == nil {
+		return nil
+	}
+	w := 0
+	var settled *Waterfall // the latest waterfall before the request
+	for i, q := range facts.Requests {
+		for ; w < len(facts.Waterfalls) && facts.Waterfalls[w].Order < q.Order; w++ {
+			settled = &facts.Waterfalls[w]
+		}
+		if q.Attempt == 1 {
+			continue
+		}
+		// The waterfall must have settled after the step's previous
+		// request (a NO_ADAPTER attempt makes none).
+		if i > 0 {
+			if p := facts.Requests[i-1]; p.Turn == q.Turn && p.Step == q.Step && settled != nil && settled.Order < p.Order {
+				settled = nil
+			}
+		}
+		switch {
+		case settled == nil:
+			r.add(q.Turn, q.Step, []int64{q.Seq}, "attempt %d of turn %d step %d was made, but no request-error waterfall settled since attempt %d", q.Attempt, q.Turn, q.Step, q.Attempt-1)
+		case settled.Threw:
+			r.add(q.Turn, q.Step, []int64{settled.Seq, q.Seq}, "attempt %d of turn %d step %d was made after the request-error waterfall threw: a thrown recovery produces no action", q.Attempt, q.Turn, q.Step)
+		case !settled.Retry:
+			r.add(q.Turn, q.Step, []int64{settled.Seq, q.Seq}, "attempt %d of turn %d step %d was made, but the request-error waterfall answered no action", q.Attempt, q.Turn, q.Step)
+		}
+		settled = nil // one answer, one retry
+	}
+	return r.out
+}
