@@ -74,6 +74,9 @@ func outcome(o *sim.Outcome) string {
 }
 
 func trigger(t sim.Trigger) string {
+	if t.After != "" && t.PlusMs > 0 {
+		return fmt.Sprintf("%vms after %s #%d", t.PlusMs, t.After, t.Nth)
+	}
 	if t.After != "" {
 		return fmt.Sprintf("after %s #%d", t.After, t.Nth)
 	}

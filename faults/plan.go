@@ -134,6 +134,8 @@ func intn(rng *gopter.GenParameters, lo, hi int) int { return lo + rng.Rng.Intn(
 // Generators used on every world draw, built once.
 var (
 	nthGen     = gen.IntRange(1, 3)
+	busyGen    = gen.IntRange(0, 3000)
+	plusGen    = gen.Weighted([]gen.WeightedGen{{Weight: 3, Gen: gen.IntRange(1, 50)}, {Weight: 1, Gen: gen.IntRange(51, 1000)}})
 	eventGen   = recoveryWeighted(eventTypes)
 	causeGen   = gen.OneConstOf(session.CauseUser, session.CauseParent, session.CauseHook, session.CauseDisposed)
 	inputGen   = gen.OneConstOf("followup", "steer", "inject")
@@ -205,14 +207,16 @@ func faultOutcome(c *Config, rng *gopter.GenParameters, kind string, latency flo
 // eventTypes are the choice points world actions are placed after.
 var eventTypes = []string{session.TypeTurnStart, session.TypeStepStart, session.TypeAssistantChunk, session.TypeAssistantMessage,
 	session.TypeToolCall, session.TypeLLMRetry, session.TypeLLMRetryStarted, session.TypeCompactionStart,
-	session.TypeCompactionSummary, session.TypeStepEnd, session.TypeInboxSpliced, session.TypeRequestHeader}
+	session.TypeCompactionEnd, session.TypeStepEnd, session.TypeInboxSpliced, session.TypeRequestHeader}
 
 // recoveryPoints are the choice points where recovery races live: a
 // cancel right after them lands inside a listener's decision, a backoff
-// wait or a summarization. They are drawn three times as often as the
+// wait or a summarization (after compaction/end, compaction-basic has
+// decided retry and not yet returned it). compaction/summary is no choice
+// point: the compaction's commit is atomic. They are drawn three times as often as the
 // others, so a bug that needs one is found in hundreds of seeds, not
 // thousands.
-var recoveryPoints = []string{session.TypeLLMRetry, session.TypeLLMRetryStarted, session.TypeCompactionStart, session.TypeCompactionSummary}
+var recoveryPoints = []string{session.TypeLLMRetry, session.TypeLLMRetryStarted, session.TypeCompactionStart, session.TypeCompactionEnd}
 
 func recoveryWeighted(types []string) gopter.Gen {
 	var gens []gen.WeightedGen
@@ -232,9 +236,22 @@ func drawWorld(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 	horizon := float64(c.Turns * turnGapMs)
 	trigger := func() sim.Trigger {
 		if draw[bool](rng, coin) {
+			if draw[bool](rng, coin) {
+				// A turn is busy for its first seconds (latency, backoff
+				// waits, summarization) and idle for the rest of its gap:
+				// aim half of the timed actions at the busy part.
+				turn := draw[int](rng, gen.IntRange(0, c.Turns-1))
+				return sim.Trigger{AtMs: float64(turn*turnGapMs + draw[int](rng, busyGen)), Nth: 1}
+			}
 			return sim.Trigger{AtMs: float64(draw[int](rng, gen.IntRange(0, int(horizon)))), Nth: 1}
 		}
-		return sim.Trigger{After: draw[string](rng, eventGen), Nth: draw[int](rng, nthGen)}
+		t := sim.Trigger{After: draw[string](rng, eventGen), Nth: draw[int](rng, nthGen)}
+		if draw[bool](rng, fifthGen) {
+			// Somewhere inside what follows the event: a backoff wait,
+			// a summarization, a slow stream.
+			t.PlusMs = float64(draw[int](rng, plusGen))
+		}
+		return t
 	}
 	count := func(maximum int) int {
 		n := 0

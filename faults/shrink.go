@@ -106,6 +106,11 @@ func simplifications(s *sim.Scenario) []*sim.Scenario {
 		}
 	}
 	for i, a := range s.World {
+		if a.PlusMs > 0 {
+			c := clone(s)
+			c.World[i].PlusMs = 0
+			out = append(out, c)
+		}
 		if a.After != "" && a.Nth > 1 {
 			c := clone(s)
 			c.World[i].Nth--

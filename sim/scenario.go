@@ -98,6 +98,10 @@ type Trigger struct {
 	AtMs  float64
 	After string
 	Nth   int
+	// PlusMs delays an action placed after an event by this much virtual
+	// time: inside a backoff wait, a summarization or a slow stream, at
+	// an offset of its own.
+	PlusMs float64
 }
 
 // Input is a user message entering the inbox.
@@ -599,6 +603,12 @@ func parseTrigger(o *object, t *Trigger) error {
 	if o.has("nth") && t.After == "" {
 		return ferr(join(o.path, "nth"), "needs after (the event type it counts)")
 	}
+	if err := o.nonNegative("plusMs", &t.PlusMs); err != nil {
+		return err
+	}
+	if o.has("plusMs") && t.After == "" {
+		return ferr(join(o.path, "plusMs"), "needs after (the event it counts from); use atMs for a time from the start")
+	}
 	return nil
 }
 
@@ -619,7 +629,7 @@ func parseInputs(o *object, s *Scenario) error {
 		if err != nil {
 			return err
 		}
-		if err := io.only("send", "followup", "steer", "inject", "atMs", "after", "nth"); err != nil {
+		if err := io.only("send", "followup", "steer", "inject", "atMs", "after", "nth", "plusMs"); err != nil {
 			return err
 		}
 		var in Input
@@ -658,7 +668,7 @@ func parseWorld(o *object, s *Scenario) error {
 		if err != nil {
 			return err
 		}
-		if err := wo.only("do", "cause", "reason", "keepInbox", "atMs", "after", "nth"); err != nil {
+		if err := wo.only("do", "cause", "reason", "keepInbox", "atMs", "after", "nth", "plusMs"); err != nil {
 			return err
 		}
 		var a Action

@@ -183,6 +183,9 @@ func outcomeToJSON(o *Outcome) outcomeJSON {
 }
 
 func triggerFields(t Trigger) [][2]any {
+	if t.After != "" && t.PlusMs > 0 {
+		return [][2]any{{"after", t.After}, {"nth", t.Nth}, {"plusMs", t.PlusMs}}
+	}
 	if t.After != "" {
 		return [][2]any{{"after", t.After}, {"nth", t.Nth}}
 	}

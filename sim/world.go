@@ -232,6 +232,10 @@ func (w *World) observe(e *session.Event) {
 		t := &w.triggered[i]
 		if !t.done && t.After == e.Type() && t.Nth == w.counts[e.Type()] {
 			t.done = true
+			if t.PlusMs > 0 {
+				w.clock.At(w.clock.Elapsed()+duration(t.PlusMs), t.apply)
+				continue
+			}
 			due = append(due, t.apply)
 		}
 	}

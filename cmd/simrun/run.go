@@ -21,7 +21,7 @@ import (
 
 const runUsage = `usage: simrun run [--seeds N] [--start S] [--seed S] [--duration D] [-j N]
                   [--policy FILE] [--faults KINDS] [--mutant NAME]
-                  [--corpus DIR] [--json] [--determinism-sample P]
+                  [--corpus DIR] [--json] [--determinism-sample P] [--stats]
 
 Draws a configuration and a fault plan from each seed, runs it in the
 deterministic world and checks every invariant. The corpus is replayed
@@ -50,6 +50,8 @@ type seedResult struct {
 	Corpus     string             `json:"corpus,omitempty"`
 	CorpusErr  string             `json:"corpusError,omitempty"`
 	Internal   string             `json:"internalError,omitempty"`
+	// exercised is the run's coverage, read only with --stats.
+	exercised *faults.Exercised
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -62,6 +64,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	corpus := fs.String("corpus", "corpus", "the corpus folder: replayed first, failures written there")
 	asJSON := fs.Bool("json", false, "print one JSON object per violation and corpus entry, then a summary object")
 	sample := fs.Float64("determinism-sample", 0.05, "the share of seeds run twice to check that they reproduce byte for byte")
+	stats := fs.Bool("stats", false, "print how often each fault kind, choice point and invariant precondition was exercised, and warn about any never hit")
 	var sf seedFlags
 	sf.register(fs)
 	if _, err := parseInterspersed(fs, args); errors.Is(err, errHelp) {
@@ -97,12 +100,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		count = ^uint64(0) - first
 	}
 	r := &seedRunner{first: first, count: count, deadline: deadline, overrides: overrides, opts: opts,
-		flags: sf, corpus: *corpus, sample: *sample}
+		flags: sf, corpus: *corpus, sample: *sample, stats: *stats}
 	progress := newProgress(stderr, count, *duration)
 	// Only counts are kept: memory stays flat in the number of seeds.
 	var runs, events, violations, internal int
+	var coverage faults.Coverage
 	r.run(ctx, *workers, func(res *seedResult) {
 		runs++
+		if res.exercised != nil {
+			coverage.Add(*res.exercised)
+		}
 		events += res.Events
 		if len(res.Violations) > 0 {
 			violations++
@@ -122,6 +129,15 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	summary := fmt.Sprintf("%d runs, %d violations, %d events, %.0f runs/s, %.0f events/s%s",
 		runs, violations, events, float64(runs)/elapsed, float64(events)/elapsed, note)
+	if *stats {
+		report := coverage.Report()
+		if *asJSON {
+			b, _ := json.Marshal(map[string]any{"stats": report})
+			fmt.Fprintf(stdout, "%s\n", b)
+		} else {
+			report.Write(stdout)
+		}
+	}
 	if *asJSON {
 		b, _ := json.Marshal(map[string]any{"runs": runs, "violations": violations, "events": events,
 			"corpusErrors": corpusBad, "interrupted": ctx.Err() != nil})
@@ -158,6 +174,7 @@ type seedRunner struct {
 	flags        seedFlags
 	corpus       string
 	sample       float64
+	stats        bool
 }
 
 // run hands each result to emit, in seed order, under a lock; it holds
@@ -217,6 +234,10 @@ func (r *seedRunner) safely(seed uint64) (res *seedResult) {
 func (r *seedRunner) one(seed uint64) *seedResult {
 	v := faults.RunSeed(seed, r.overrides, r.opts, sampled(seed, r.sample))
 	res := &seedResult{Seed: fmt.Sprintf("%#x", seed), Events: len(v.Result.Events), Violations: v.Violations}
+	if r.stats {
+		x := faults.Exercise(v)
+		res.exercised = &x
+	}
 	if len(v.Violations) == 0 {
 		return res
 	}

@@ -106,3 +106,26 @@ func TestShrinkWritesAScenario(t *testing.T) {
 		t.Errorf("the same scenario against the correct loop: status %d, want 0", status)
 	}
 }
+
+// TestRunStats: --stats prints the three coverage blocks before the
+// summary, which stays the last line; with --json, a stats object.
+func TestRunStats(t *testing.T) {
+	dir := t.TempDir()
+	status, out, errOut := simrun("run", "--seeds", "30", "--stats", "--corpus", dir)
+	if status != exitClean {
+		t.Fatalf("status %d\n%s%s", status, out, errOut)
+	}
+	for _, block := range []string{"fault kinds (runs that enabled them):", "choice points (world actions landed after):", "invariant preconditions"} {
+		if !strings.Contains(out, block) {
+			t.Errorf("no %q block:\n%s", block, out)
+		}
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if !strings.HasPrefix(lines[len(lines)-1], "30 runs, 0 violations") {
+		t.Errorf("last line %q", lines[len(lines)-1])
+	}
+	_, out, _ = simrun("run", "--seeds", "30", "--stats", "--json", "--corpus", dir)
+	if !strings.Contains(out, `{"stats":{"runs":30,`) {
+		t.Errorf("no stats object in --json output:\n%s", out)
+	}
+}

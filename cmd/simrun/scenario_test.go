@@ -25,6 +25,8 @@ func TestScenarioBadFiles(t *testing.T) {
 		{"a nested unknown field", `{"name":"x","requests":[{"toolCalls":[{"name":"bash","args":"{}"}]}]}`, "requests[0].toolCalls[0].args: unknown field"},
 		{"invalid JSON", "{\"name\":\"x\",\n\"requests\": [}", "invalid JSON on line 2"},
 		{"no name", `{}`, "name: missing"},
+		{"an offset without its event", `{"name":"x","world":[{"do":"cancel","atMs":5,"plusMs":10}]}`, "world[0].plusMs: needs after (the event it counts from); use atMs for a time from the start"},
+		{"a negative offset", `{"name":"x","world":[{"do":"cancel","after":"llm/retry","plusMs":-1}]}`, "world[0].plusMs: must be"},
 		{"a misspelled event type", `{"name":"x","world":[{"do":"cancel","after":"llm/retried"}]}`, `world[0].after: unknown event type "llm/retried"`},
 	}
 	dir := t.TempDir()

@@ -1,0 +1,205 @@
+package faults
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// Exercised is what one run exercised: the fault kinds its configuration
+// enabled, the choice points where a world action landed (the type of the
+// last event before it: "llm/retry" is inside a backoff wait or right
+// after the record), and the invariants whose precondition held — a
+// property that never had the chance to fire proves nothing.
+type Exercised struct {
+	Kinds, Points, Invariants []string
+}
+
+// Exercise reads a verdict's coverage.
+func Exercise(v Verdict) Exercised {
+	var x Exercised
+	if v.Config != nil {
+		x.Kinds = v.Config.Kinds
+	}
+	events := v.Result.Events
+	for _, a := range v.Result.Actions {
+		if strings.Contains(a.What, prompt[:21]) {
+			continue // the workload's own send and followups, not the world's doing
+		}
+		point := "before any event"
+		if a.Seq > 0 && int(a.Seq) <= len(events) {
+			point = events[a.Seq-1].Type()
+		}
+		x.Points = append(x.Points, point)
+	}
+	x.Invariants = preconditions(v.Config, v.Result)
+	return x
+}
+
+// preconditions are the invariants that had something to check in a run.
+func preconditions(c *Config, res *sim.Result) []string {
+	held := map[string]bool{
+		oracle.LogWellFormed:  true,
+		oracle.TurnTerminates: true,
+		oracle.SUTPanic:       true,
+	}
+	facts := &res.Facts
+	for _, q := range facts.Requests {
+		if q.Attempt > 1 {
+			held[oracle.RetryAfterHandledFailure] = true
+		}
+	}
+	if len(facts.Actions) > 0 {
+		held[oracle.CancelledTurnNeverRetries] = true
+	}
+	for _, d := range facts.Decisions {
+		if d.Listener == oracle.CompactionListener {
+			held[oracle.OverflowRecoveryBounded] = true
+		}
+	}
+	failed := map[[2]int]bool{}
+	for i := range res.Events {
+		switch p := res.Events[i].Data.(type) {
+		case *session.LLMRetry:
+			if p.MaxRetries != nil {
+				held[oracle.RetryBudget] = true
+			}
+		case *session.LLMRetryStarted:
+			held[oracle.BackoffHonoured] = true
+		case *session.AssistantChunk:
+			if p.Chunk.Failed() {
+				failed[[2]int{p.Turn, p.Step}] = true
+				f := p.Chunk.Reason.Failure
+				if c != nil && c.Policy != nil && c.Policy.Mode == loop.ModeNormal && f != nil && !slices.Contains(c.Policy.RetryableCodes, f.Code) {
+					held[oracle.NonRetryableStaysTerminal] = true
+				}
+			}
+		case *session.AssistantMessage:
+			if failed[[2]int{p.Turn, p.Step}] && !p.Interrupted {
+				held[oracle.FailedAttemptNotInHistory] = true
+			}
+		case *session.TurnEnd:
+			if p.Reason.Kind == session.EndError {
+				held[oracle.ExhaustedTurnRendersError] = true
+			}
+		case *session.InboxSpliced:
+			if p.Target == loop.NextStep && p.RemovedCount > 0 {
+				held[oracle.NoLostInput] = true // a mid-turn claim
+			}
+		}
+	}
+	var out []string
+	for _, inv := range oracle.Invariants {
+		if held[inv.ID] {
+			out = append(out, inv.ID)
+		}
+	}
+	return out
+}
+
+// Coverage adds up what runs exercised. Add it results in any order: the
+// counts are sums.
+type Coverage struct {
+	Runs                      int
+	kinds, points, invariants map[string]int
+}
+
+// Add counts one run.
+func (c *Coverage) Add(x Exercised) {
+	if c.kinds == nil {
+		c.kinds, c.points, c.invariants = map[string]int{}, map[string]int{}, map[string]int{}
+	}
+	c.Runs++
+	for _, k := range x.Kinds {
+		c.kinds[k]++
+	}
+	for _, p := range x.Points {
+		c.points[p]++
+	}
+	for _, id := range x.Invariants {
+		c.invariants[id]++
+	}
+}
+
+// Row is one counted item.
+type Row struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// Report is the coverage in a fixed order, with what was never hit.
+type Report struct {
+	Runs         int      `json:"runs"`
+	Kinds        []Row    `json:"kinds"`
+	ChoicePoints []Row    `json:"choicePoints"`
+	Invariants   []Row    `json:"invariants"`
+	Never        []string `json:"never,omitempty"`
+}
+
+// Report lists every fault kind, every choice point the plans aim at and
+// every invariant with its count (zeros included), in their own orders.
+func (c *Coverage) Report() Report {
+	r := Report{Runs: c.Runs}
+	rows := func(names []string, counts map[string]int, what string) []Row {
+		var out []Row
+		for _, n := range names {
+			out = append(out, Row{n, counts[n]})
+			if counts[n] == 0 {
+				r.Never = append(r.Never, fmt.Sprintf("%s %s", what, n))
+			}
+		}
+		return out
+	}
+	r.Kinds = rows(Kinds, c.kinds, "fault kind")
+	r.ChoicePoints = rows(eventTypes, c.points, "choice point after")
+	// Time-triggered actions land after other events too; list those
+	// after the aimed-at ones, by name.
+	for _, p := range slices.Sorted(maps.Keys(c.points)) {
+		if !slices.Contains(eventTypes, p) {
+			r.ChoicePoints = append(r.ChoicePoints, Row{p, c.points[p]})
+		}
+	}
+	var ids []string
+	for _, inv := range oracle.Invariants {
+		if inv.ID != oracle.Nondeterminism { // the determinism sample is counted by run
+			ids = append(ids, inv.ID)
+		}
+	}
+	r.Invariants = rows(ids, c.invariants, "precondition of")
+	return r
+}
+
+// Write prints the report for a terminal: three blocks of counts with the
+// share of runs, then a warning per item never hit.
+func (r Report) Write(w io.Writer) {
+	block := func(title string, rows []Row) {
+		fmt.Fprintf(w, "%s:\n", title)
+		width := 0
+		for _, row := range rows {
+			width = max(width, len(row.Name))
+		}
+		for _, row := range rows {
+			share := 0.0
+			if r.Runs > 0 {
+				share = 100 * float64(row.Count) / float64(r.Runs)
+			}
+			fmt.Fprintf(w, "  %-*s %9d  %5.1f%%\n", width, row.Name, row.Count, share)
+		}
+	}
+	block("fault kinds (runs that enabled them)", r.Kinds)
+	block("choice points (world actions landed after)", r.ChoicePoints)
+	block("invariant preconditions (runs where each had something to check)", r.Invariants)
+	for _, n := range r.Never {
+		fmt.Fprintf(w, "warning: never exercised: %s\n", n)
+	}
+	if len(r.Never) == 0 {
+		fmt.Fprintln(w, "every fault kind, choice point and precondition was exercised")
+	}
+}

@@ -1,0 +1,59 @@
+package faults
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// TestExercisedByAScenario: a cancel inside a backoff wait exercises the
+// cancel invariant and the retry ones it needs, lands after llm/retry, and
+// leaves the preconditions it never met out.
+func TestExercisedByAScenario(t *testing.T) {
+	s, err := sim.LoadScenario("../scenarios/cancel-at-an-offset-inside-the-second-wait.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := Check(s, sim.Options{})
+	x := Exercise(Verdict{Scenario: s, Result: res})
+	want := Exercised{
+		// The scenario's own send, then the cancel 700 ms into the second wait.
+		Points: []string{"before any event", "llm/retry"},
+		Invariants: []string{oracle.LogWellFormed, oracle.RetryBudget, oracle.RetryAfterHandledFailure,
+			oracle.CancelledTurnNeverRetries, oracle.BackoffHonoured, oracle.TurnTerminates, oracle.SUTPanic},
+	}
+	if diff := cmp.Diff(want, x); diff != "" {
+		t.Errorf("exercised (-want +got):\n%s", diff)
+	}
+}
+
+// TestCoverageReport: over a few hundred seeds every fault kind and every
+// invariant's precondition is exercised; over none, everything is reported
+// never hit.
+func TestCoverageReport(t *testing.T) {
+	var c Coverage
+	for seed := uint64(1); seed <= 400; seed++ {
+		c.Add(Exercise(RunSeed(seed, Overrides{}, sim.Options{}, false)))
+	}
+	r := c.Report()
+	for _, rows := range [][]Row{r.Kinds, r.Invariants} {
+		for _, row := range rows {
+			if row.Count == 0 {
+				t.Errorf("%s never exercised in 400 seeds", row.Name)
+			}
+		}
+	}
+	if r.Runs != 400 || len(r.Kinds) != len(Kinds) || len(r.Invariants) != len(oracle.Invariants)-1 {
+		t.Errorf("report of %d runs, %d kinds, %d invariants", r.Runs, len(r.Kinds), len(r.Invariants))
+	}
+	var empty Coverage
+	var b strings.Builder
+	empty.Report().Write(&b)
+	if n := strings.Count(b.String(), "warning: never exercised:"); n != len(Kinds)+len(eventTypes)+len(oracle.Invariants)-1 {
+		t.Errorf("an empty coverage warns %d times:\n%s", n, b.String())
+	}
+}
