@@ -44,4 +44,6 @@ type Config struct {
 	// Settle, when set, replaces SPEC 2.7's rule for what follows the
 	// request-error waterfall (see SettleRule).
 	Settle SettleRule
+	// Attempts, when set, replaces the step's attempt path (RunAttempts).
+	Attempts AttemptPath
 }

@@ -8,33 +8,32 @@ import (
 	"github.com/turnsim/turnsim/loop/session"
 )
 
-// runStep runs the attempts of the open step until one succeeds or the
-// waterfall lets a failure end the turn (SPEC 2.4–2.7). Retries stay in the
-// same turn and step: no new step/start, no pre-step, no status change.
+// runStep runs the open step's attempts on the configured attempt path.
 func (a *Agent) runStep() (stepOutcome, error) {
+	if a.cfg.Attempts != nil {
+		return a.cfg.Attempts(Step{a})
+	}
+	return RunAttempts(Step{a})
+}
+
+// RunAttempts is the agent's attempt path: attempts until one succeeds or
+// the waterfall lets a failure end the turn (SPEC 2.4–2.7). Retries stay
+// in the same turn and step: no new step/start, no pre-step, no status
+// change; each retry prepares its request again, signal checks included.
+func RunAttempts(st Step) (StepOutcome, error) {
 	for attempt := 1; ; attempt++ {
-		req, route, err := a.prepare(attempt)
+		req, route, err := st.Prepare(attempt)
 		if err != nil {
 			return outcomeNone, err
 		}
-		result, err := a.stream(req, route)
+		at, err := st.Stream(req, route)
 		if err != nil {
 			return outcomeNone, err
 		}
-		if !result.finish.Failed() {
-			return a.succeed(req, result)
+		if !at.Failed() {
+			return st.Succeed(at)
 		}
-		ev := &RequestError{Agent: a, Turn: a.turn, Step: a.step, Provider: req.Provider,
-			Failure: *result.finish.Reason.Failure, Signal: a.ctx}
-		if route != nil {
-			ev.RetryPolicy = route.RetryPolicy
-		}
-		action, threw := a.runWaterfall(ev)
-		settle := a.cfg.Settle
-		if settle == nil {
-			settle = Settle
-		}
-		retry, err := settle(Settlement{Action: action, Threw: threw, Failure: ev.Failure, Signalled: a.signalled()})
+		retry, err := st.Settle(st.Recover(at))
 		if !retry {
 			return outcomeNone, err
 		}

@@ -84,6 +84,13 @@ var Zoo = []Mutant{
 		Trips:   "retry-after-handled-failure",
 		Options: sim.Options{Settle: throwBecomesRetry},
 	},
+	{
+		Name: "loop-no-recheck",
+		Bug: "the loop consumes a retry action without re-checking the turn signal after the waterfall, " +
+			"and resends the request at once: a cancel that landed during recovery does not stop the retry",
+		Trips:   "cancelled-turn-never-retries",
+		Options: sim.Options{Attempts: resendWithoutRecheck},
+	},
 }
 
 // retryMutant installs a buggy retry listener in llm-retry's place; each

@@ -79,6 +79,8 @@ type Options struct {
 	// Settle replaces the loop's rule after the request-error waterfall
 	// (loop.Config.Settle): a loop variant.
 	Settle loop.SettleRule
+	// Attempts replaces the step's attempt path (loop.Config.Attempts).
+	Attempts loop.AttemptPath
 	// Derive is the Web view under test; nil means view.Derive.
 	Derive func([]session.Event) view.Nodes
 }
@@ -133,7 +135,7 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 	if s.Seed != nil {
 		random = Stream(*s.Seed, "jitter")
 	}
-	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes, Settle: opts.Settle},
+	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes, Settle: opts.Settle, Attempts: opts.Attempts},
 		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
 	w.agent.ObserveListeners(w.observeListener)
 	for _, name := range s.ListenerOrder {
