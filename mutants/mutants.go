@@ -91,6 +91,12 @@ var Zoo = []Mutant{
 		Trips:   "cancelled-turn-never-retries",
 		Options: sim.Options{Attempts: resendWithoutRecheck},
 	},
+	{
+		Name:    "steer-lost-on-retry",
+		Bug:     "a retry rebuilds its request from the history but leaves out the steering messages its step claimed",
+		Trips:   "no-lost-input",
+		Options: sim.Options{Attempts: dropClaimsOnRetry},
+	},
 }
 
 // retryMutant installs a buggy retry listener in llm-retry's place; each

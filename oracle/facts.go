@@ -42,9 +42,11 @@ type Action struct {
 }
 
 // Request is a call of the model port for attempt Attempt of a step.
+// Messages are the seqs of the surface nodes it carried.
 type Request struct {
 	Seq, Order          int64
 	Turn, Step, Attempt int
+	Messages            []int64
 }
 
 // Waterfall is the answer the request-error waterfall of a failed attempt

@@ -145,6 +145,32 @@ func TestFactsViolations(t *testing.T) {
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
 			return facts
 		}, nil},
+		{"a retry sent without the steer its step had claimed", func(b *logBuilder) *oracle.Facts {
+			b.turnStart(1)
+			b.stepStart(1, 1)
+			steer := b.add(`{"type":"user/message","data":{"content":[],"source":{"kind":"user"},"role":"user","id":"u1"},"surfaceOp":"append"}`)
+			b.header("mock")
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1, Messages: []int64{steer}},
+				{Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2}}
+			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
+			return facts
+		}, []string{oracle.NoLostInput}},
+		{"a retry that carries the steer", func(b *logBuilder) *oracle.Facts {
+			b.turnStart(1)
+			b.stepStart(1, 1)
+			steer := b.add(`{"type":"user/message","data":{"content":[],"source":{"kind":"user"},"role":"user","id":"u1"},"surfaceOp":"append"}`)
+			b.header("mock")
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1, Messages: []int64{steer}},
+				{Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2, Messages: []int64{steer}}}
+			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
+			return facts
+		}, nil},
 		{"a panic inside the system under test", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			b.complete(1, 1)

@@ -120,6 +120,7 @@ func Check(events []session.Event, opts Options) []Violation {
 	out = append(out, checkRequestsAfterCancel(opts.Facts)...)
 	out = append(out, checkSettledRetries(opts.Facts)...)
 	out = append(out, checkNoLostInput(events, opts.Facts)...)
+	out = append(out, checkInputsReachRequests(events, opts.Facts)...)
 	if f := opts.Facts; f != nil && f.Panic != "" {
 		out = append(out, Violation{Invariant: SUTPanic, Seqs: []int64{int64(len(events)) - 1}, Message: f.Panic})
 	}

@@ -1,5 +1,11 @@
 package oracle
 
+import (
+	"slices"
+
+	"github.com/turnsim/turnsim/loop/session"
+)
+
 // The checks at the model port: what the loop asked of the model, against
 // what the world did and what the waterfall answered. Only a run has these
 // facts; a log alone shows a request only by its chunks, and a request on
@@ -68,5 +74,54 @@ func checkSettledRetries(facts *Facts) []Violation {
 		}
 		settled = nil // one answer, one retry
 	}
+	return r.out
+}
+
+// checkInputsReachRequests is no-lost-input at the port: a user's message
+// that entered the history of a turn is carried by every later request of
+// that turn — a retry re-derives its messages from the history and must
+// not drop one. Requests after a surface replacement in the turn are not
+// checked here: a compaction may fold the message into its checkpoint.
+func checkInputsReachRequests(events []session.Event, facts *Facts) []Violation {
+	r := &reporter{id: NoLostInput}
+	if facts == nil {
+		return nil
+	}
+	q := 0
+	turn := 0
+	replaced := false
+	var entered []int64 // the open turn's user messages, by seq
+	check := func(upTo int64) {
+		for ; q < len(facts.Requests) && facts.Requests[q].Seq <= upTo; q++ {
+			req := facts.Requests[q]
+			if req.Turn != turn || replaced {
+				continue
+			}
+			for _, m := range entered {
+				if m < req.Seq && !slices.Contains(req.Messages, m) {
+					r.add(req.Turn, req.Step, []int64{m, req.Seq}, "the user message at seq %d entered turn %d's history, but attempt %d of step %d was sent without it", m, turn, req.Attempt, req.Step)
+					break
+				}
+			}
+		}
+	}
+	for i := range events {
+		e := &events[i]
+		check(e.Seq)
+		switch p := e.Data.(type) {
+		case *session.TurnStart:
+			turn, replaced, entered = p.Turn, false, entered[:0]
+		case *session.TurnEnd:
+			turn = 0
+		case *session.UserMessage:
+			if p.Source.Kind == "user" && e.SurfaceOp != nil && e.SurfaceOp.Op == session.SurfaceAppend {
+				entered = append(entered, e.Seq)
+			}
+		}
+		if e.SurfaceOp != nil && e.SurfaceOp.Op == session.SurfaceReplace {
+			replaced = true
+		}
+	}
+	check(int64(len(events)))
 	return r.out
 }
