@@ -68,6 +68,9 @@ func (st Step) Settle(s Settlement) (retry bool, err error) {
 	return Settle(s)
 }
 
+// Agent is the step's agent: its log, ports and inputs.
+func (st Step) Agent() *Agent { return st.a }
+
 // Messages is the derived surface now: what a request would carry.
 func (st Step) Messages() []SurfaceNode {
 	nodes := st.a.surface.Nodes()

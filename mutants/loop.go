@@ -1,6 +1,9 @@
 package mutants
 
-import "github.com/turnsim/turnsim/loop"
+import (
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/session"
+)
 
 // Loop-level variants run by the real agent in the real world: a different
 // rule for what follows the request-error waterfall (loop.SettleRule), or
@@ -109,4 +112,54 @@ func withoutSteers(nodes []loop.SurfaceNode, from int64, keepPrompt bool) []loop
 		kept = append(kept, n)
 	}
 	return kept
+}
+
+// retryWindow is the retired Agent.retry() design: a failed attempt closes
+// its turn with the error, and a retry the waterfall answered is carried
+// out by queueing the turn's input again, as the input of a new numbered
+// turn. The same message is then inserted into the inbox twice and, once
+// that turn runs, enters the history twice (the model sees the prompt
+// twice): it trips no-lost-input's "exactly once". It would also restart
+// every budget with each turn, since budgets are per turn and step.
+func retryWindow(st loop.Step) (loop.StepOutcome, error) {
+	var none loop.StepOutcome
+	req, route, err := st.Prepare(1)
+	if err != nil {
+		return none, err
+	}
+	at, err := st.Stream(req, route)
+	if err != nil {
+		return none, err
+	}
+	if !at.Failed() {
+		return st.Succeed(at)
+	}
+	s := st.Recover(at)
+	if s.Threw != nil {
+		return none, s.Threw
+	}
+	if s.Action == loop.Retry {
+		if m, ok := turnInput(st.Agent()); ok {
+			st.Agent().Followup(m) // the retry window: the same input, as the next turn
+		}
+	}
+	return none, &loop.LLMError{Failure: s.Failure}
+}
+
+// turnInput is the open turn's own input: its first user message from the
+// user.
+func turnInput(a *loop.Agent) (session.UserMessage, bool) {
+	events := a.Log().Events()
+	for i := len(events) - 1; i >= 0; i-- {
+		if _, ok := events[i].Data.(*session.TurnStart); !ok {
+			continue
+		}
+		for _, e := range events[i:] {
+			if m, ok := e.Data.(*session.UserMessage); ok && m.Source.Kind == "user" {
+				return *m, true
+			}
+		}
+		return session.UserMessage{}, false
+	}
+	return session.UserMessage{}, false
 }

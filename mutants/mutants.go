@@ -97,6 +97,13 @@ var Zoo = []Mutant{
 		Trips:   "no-lost-input",
 		Options: sim.Options{Attempts: dropClaimsOnRetry},
 	},
+	{
+		Name: "loop-retry-window",
+		Bug: "the retired Agent.retry() design: a failed attempt closes its turn with the error, and a retry is carried out " +
+			"by queueing the turn's input again for a new numbered turn (the same message inserted twice)",
+		Trips:   "no-lost-input",
+		Options: sim.Options{Attempts: retryWindow},
+	},
 }
 
 // retryMutant installs a buggy retry listener in llm-retry's place; each
