@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -193,6 +194,13 @@ func TestCorpus(t *testing.T) {
 		}
 		if _, vs := Check(le.Scenario, opts); len(vs) > 0 {
 			t.Errorf("%s: the regression is back: %s", le.Path, vs[0])
+		}
+	}
+	// Every mutant of the zoo keeps an entry, so that none is left
+	// unguarded when the code changes (simrun hunt writes them).
+	for _, m := range mutants.Zoo {
+		if !slices.ContainsFunc(entries, func(le LoadedEntry) bool { return le.Err == nil && le.Entry.Mutant == m.Name }) {
+			t.Errorf("mutant %s has no corpus entry: run 'simrun hunt --mutant %s'", m.Name, m.Name)
 		}
 	}
 	t.Logf("%d corpus entries", len(entries))
