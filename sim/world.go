@@ -19,6 +19,8 @@ type AppliedAction struct {
 	Seq    int64   `json:"seq"`
 	TimeMs float64 `json:"timeMs"`
 	What   string  `json:"what"`
+	// Order places it among the run facts' requests and waterfalls.
+	Order int64 `json:"-"`
 }
 
 // Result is everything a run produced: data, never printed here.
@@ -254,7 +256,7 @@ func (w *World) observe(e *session.Event) {
 }
 
 func (w *World) record(what string) {
-	w.actions = append(w.actions, AppliedAction{Seq: int64(w.agent.Log().Len()), TimeMs: ms(w.clock.Elapsed()), What: what})
+	w.actions = append(w.actions, AppliedAction{Seq: int64(w.agent.Log().Len()), TimeMs: ms(w.clock.Elapsed()), What: what, Order: w.nextOrder()})
 }
 
 func (w *World) inputAction(in Input) func() {

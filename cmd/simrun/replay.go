@@ -113,7 +113,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	res := sim.RunWith(t.scenario, t.opts)
 	b.WriteString("timeline:\n")
-	timeline.Render(&b, res.Events, Marks(res.Actions), sim.Epoch.UnixMilli())
+	timeline.Render(&b, res.Events, Marks(res), sim.Epoch.UnixMilli())
 	vs := oracle.Check(res.Events, t.opts.Oracle(res))
 	if *determinism {
 		if again := sim.RunWith(t.scenario, t.opts); !bytes.Equal(faults.LogBytes(res), faults.LogBytes(again)) {

@@ -129,3 +129,22 @@ func TestRunStats(t *testing.T) {
 		t.Errorf("no stats object in --json output:\n%s", out)
 	}
 }
+
+// TestReplayMarksSilentRequests: the request loop-no-recheck sends on a
+// cancelled turn writes nothing to the log; the replay's timeline marks
+// it, after the cancel, so the violation that cites it can be read.
+func TestReplayMarksSilentRequests(t *testing.T) {
+	matches, _ := filepath.Glob("../../corpus/loop-no-recheck-*.json")
+	if len(matches) != 1 {
+		t.Fatalf("want one loop-no-recheck corpus entry, found %v", matches)
+	}
+	status, out, errOut := simrun("replay", matches[0])
+	if status != exitViolation {
+		t.Fatalf("status %d\n%s%s", status, out, errOut)
+	}
+	cancel := strings.Index(out, "» cancel")
+	request := strings.Index(out, "» model request, attempt 2: nothing of it reached the log")
+	if cancel < 0 || request < cancel {
+		t.Errorf("want the silent request marked after the cancel:\n%s", out)
+	}
+}

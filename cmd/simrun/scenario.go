@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/turnsim/turnsim/loop/session"
@@ -114,7 +116,7 @@ func scenarioFile(file, trace string, several, showView, showTimeline bool, out 
 	}
 	if showTimeline {
 		fmt.Fprintf(out, "== %s (%s)\n", s.Name, file)
-		timeline.Render(out, run.Events, Marks(run.Actions), sim.Epoch.UnixMilli())
+		timeline.Render(out, run.Events, Marks(run), sim.Epoch.UnixMilli())
 	}
 	if trace != "" {
 		path := trace
@@ -131,12 +133,50 @@ func scenarioFile(file, trace string, several, showView, showTimeline bool, out 
 }
 
 // Marks converts the world's applied actions for the timeline.
-func Marks(actions []sim.AppliedAction) []timeline.Mark {
-	marks := make([]timeline.Mark, len(actions))
-	for i, a := range actions {
-		marks[i] = timeline.Mark{Seq: a.Seq, TimeMs: a.TimeMs, Text: a.What}
+func Marks(res *sim.Result) []timeline.Mark {
+	type mark struct {
+		order int64
+		m     timeline.Mark
 	}
-	return marks
+	var marks []mark
+	for _, a := range res.Actions {
+		marks = append(marks, mark{a.Order, timeline.Mark{Seq: a.Seq, TimeMs: a.TimeMs, Text: a.What}})
+	}
+	// A request that logged nothing (sent on a cancelled turn, say) is
+	// otherwise invisible in the timeline, though the oracle may cite it.
+	for i, q := range res.Facts.Requests {
+		if silentRequest(res.Events, q) && i < len(res.Requests) {
+			text := fmt.Sprintf("model request, attempt %d: nothing of it reached the log", q.Attempt)
+			marks = append(marks, mark{q.Order, timeline.Mark{Seq: q.Seq, TimeMs: res.Requests[i].TimeMs, Text: text}})
+		}
+	}
+	slices.SortStableFunc(marks, func(a, b mark) int {
+		if a.m.Seq != b.m.Seq {
+			return cmp.Compare(a.m.Seq, b.m.Seq)
+		}
+		return cmp.Compare(a.order, b.order)
+	})
+	out := make([]timeline.Mark, len(marks))
+	for i, m := range marks {
+		out[i] = m.m
+	}
+	return out
+}
+
+// silentRequest: no chunk of the request's turn and step follows it before
+// the step's next request or its end.
+func silentRequest(events []session.Event, q oracle.Request) bool {
+	for _, e := range events[min(int(q.Seq), len(events)):] {
+		switch p := e.Data.(type) {
+		case *session.AssistantChunk:
+			if p.Turn == q.Turn && p.Step == q.Step {
+				return false
+			}
+		case *session.StepEnd:
+			return true
+		}
+	}
+	return true
 }
 
 // writeTrace writes the log atomically: a temporary file, then a rename.
