@@ -35,6 +35,9 @@ commands:
   shrink        one seed's (or entry's) failing plan, made minimal
   hunt          run the search against every mutant of the zoo: seeds and
                 time to find each, the size of its shrunk reproduction
+  budget --policy FILE [--env FILE]
+                what a retry policy buys under a fault environment:
+                exhaustion with its interval, recovery time, attempts
   check PATH…   check session logs (files, or folders walked for *.jsonl and
                 *.jsonl.zstd) against turnsim's log-level invariants
   scenario FILE…
@@ -79,6 +82,8 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		return runShrink(args[1:], stdout, stderr)
 	case "hunt":
 		return runHunt(args[1:], stdout, stderr)
+	case "budget":
+		return runBudget(args[1:], stdout, stderr)
 	case "serve":
 		return runServe(args[1:], stdout, stderr)
 	case "conformance":

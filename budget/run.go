@@ -1,0 +1,150 @@
+package budget
+
+import (
+	"fmt"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// alwaysAttempts caps the failures drawn for an always-mode turn: after
+// them the provider answers.
+const alwaysAttempts = 64
+
+// Turn is one turn's outcome.
+type Turn struct {
+	Seed       uint64
+	End        string // completed, error or aborted
+	Retried    bool   // an llm/retry was written
+	Attempts   int
+	RecoveryMs float64 // from the first failed attempt to the turn's end; 0 without one
+	Violations []oracle.Violation
+}
+
+// RunTurn runs turn seed: one request, failing as the environment draws,
+// under the policy (nil: no retry listener's policy), checked by the oracle.
+func RunTurn(p *loop.RetryPolicy, env *Environment, seed uint64) Turn {
+	s := Scenario(p, env, seed)
+	res, vs := faults.Check(s, sim.Options{})
+	t := Turn{Seed: seed, Attempts: len(res.Requests), Violations: vs}
+	first := -1
+	for i := range res.Events {
+		switch d := res.Events[i].Data.(type) {
+		case *session.AssistantChunk:
+			if first < 0 && d.Chunk.Failed() {
+				first = i
+			}
+		case *session.LLMRetry:
+			t.Retried = true
+		case *session.TurnEnd:
+			t.End = d.Reason.Kind
+			if first >= 0 {
+				t.RecoveryMs = float64(res.Facts.TimeNs[i]-res.Facts.TimeNs[first]) / 1e6
+			}
+		}
+	}
+	return t
+}
+
+// Scenario is turn seed's world: a one-request turn whose attempts fail
+// as drawn from the environment's stream for that seed, the environment's
+// outages, and jitter from the seed's own stream. The same seed draws the
+// same failures whatever the policy, so policies compare on equal terms.
+func Scenario(p *loop.RetryPolicy, env *Environment, seed uint64) *sim.Scenario {
+	draws := sim.Stream(seed, "failures")
+	attempts := alwaysAttempts
+	if p != nil && p.Mode == loop.ModeNormal {
+		attempts = p.MaxRetries + 1
+	}
+	s := &sim.Scenario{Name: fmt.Sprintf("budget-%#x", seed), Provider: "mock", Model: "mock-model", ContextWindow: 128000,
+		RetryPolicy: p, ListenerOrder: []string{sim.ListenerRetry}, Seed: &seed, StreamIdleTimeoutMs: 300000,
+		MaxEvents: 10000, Inputs: []sim.Input{{Kind: "send", Text: "hello", Trigger: sim.Trigger{Nth: 1}}}}
+	for range attempts {
+		out := sim.Outcome{Text: ptr("ok")}
+		for _, f := range env.Failures {
+			if draws.Float64() < f.P {
+				out = sim.Outcome{Fail: failure(f.Code, f.Status)}
+				break
+			}
+		}
+		s.Requests = append(s.Requests, out)
+	}
+	for _, o := range env.Outages {
+		s.Outages = append(s.Outages, sim.Outage{FromMs: o.FromMs, ToMs: o.FromMs + o.ForMs, Fail: *failure(o.Code, o.Status)})
+	}
+	return s
+}
+
+func failure(code string, status int) *session.LlmFailure {
+	f := &session.LlmFailure{Code: code, Message: "injected " + code}
+	if status > 0 {
+		f.Status = ptr(status)
+	}
+	return f
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Report is what a policy bought over many turns.
+type Report struct {
+	Turns, Completed, Exhausted, FailedAtOnce, Aborted int
+	// Exhaustion is the share of turns that ended in error, with its 95%
+	// Wilson interval.
+	Exhaustion, ExhaustionLo, ExhaustionHi float64
+	// Attempts counts turns by their number of requests (index 0 unused).
+	Attempts []int
+	// RecoveryMs are the percentiles of recovery time over the turns that
+	// had a failure.
+	RecoveryP50, RecoveryP90, RecoveryP99, RecoveryMax float64
+	// BoundLo, BoundHi are RecoveryBounds (BoundHi is +Inf in always mode).
+	BoundLo, BoundHi float64
+	// Amplification is requests per turn over the fault-free world's one.
+	Amplification float64
+	// Violations are the turns the oracle failed.
+	Violations []Turn
+}
+
+// Run runs turns seed … seed+runs-1 and reports.
+func Run(p *loop.RetryPolicy, env *Environment, seed uint64, runs int) Report {
+	r := Report{Turns: runs, Attempts: make([]int, 2)}
+	var recovery []float64
+	requests := 0
+	for i := range runs {
+		t := RunTurn(p, env, seed+uint64(i))
+		switch {
+		case t.End == session.EndCompleted:
+			r.Completed++
+		case t.End == session.EndError && t.Retried:
+			r.Exhausted++
+		case t.End == session.EndError:
+			r.FailedAtOnce++
+		default:
+			r.Aborted++
+		}
+		for len(r.Attempts) <= t.Attempts {
+			r.Attempts = append(r.Attempts, 0)
+		}
+		r.Attempts[t.Attempts]++
+		requests += t.Attempts
+		if t.RecoveryMs > 0 || t.Attempts > 1 || t.End == session.EndError {
+			recovery = append(recovery, t.RecoveryMs)
+		}
+		if len(t.Violations) > 0 {
+			r.Violations = append(r.Violations, t)
+		}
+	}
+	errors := r.Exhausted + r.FailedAtOnce
+	r.Exhaustion = float64(errors) / float64(max(runs, 1))
+	r.ExhaustionLo, r.ExhaustionHi = Wilson(errors, runs, 1.96)
+	rec := sorted(recovery)
+	r.RecoveryP50, r.RecoveryP90, r.RecoveryP99 = Percentile(rec, 0.5), Percentile(rec, 0.9), Percentile(rec, 0.99)
+	if len(rec) > 0 {
+		r.RecoveryMax = rec[len(rec)-1]
+	}
+	r.BoundLo, r.BoundHi, _ = RecoveryBounds(p)
+	r.Amplification = float64(requests) / float64(max(runs, 1))
+	return r
+}

@@ -1,0 +1,92 @@
+package budget
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/retry"
+)
+
+func normal(n int) *loop.RetryPolicy {
+	p := retry.DefaultPolicy()
+	p.MaxRetries = n
+	return p
+}
+
+// TestExhaustionMatchesTheAnalytic: one request per turn, independent
+// retryable failures with probability p, n retries: a turn is exhausted
+// exactly when all n+1 attempts fail, with probability p^(n+1). The
+// Monte-Carlo interval must contain it, and no turn may violate an
+// invariant.
+func TestExhaustionMatchesTheAnalytic(t *testing.T) {
+	tests := []struct {
+		p    float64
+		n    int
+		runs int
+	}{
+		{0.5, 1, 3000},
+		{0.5, 2, 3000},
+		{0.3, 1, 3000},
+		{0.8, 3, 3000},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("p=%v n=%d", tt.p, tt.n), func(t *testing.T) {
+			env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: tt.p}}}
+			r := Run(normal(tt.n), env, 1, tt.runs)
+			want := math.Pow(tt.p, float64(tt.n+1))
+			if want < r.ExhaustionLo || want > r.ExhaustionHi {
+				t.Errorf("exhaustion %.4f in [%.4f, %.4f] does not contain p^(n+1) = %.4f", r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi, want)
+			}
+			if len(r.Violations) > 0 {
+				t.Errorf("%d turns violate the oracle, first: %v", len(r.Violations), r.Violations[0].Violations[0])
+			}
+			if r.FailedAtOnce != 0 || r.Completed+r.Exhausted != tt.runs {
+				t.Errorf("completed %d, exhausted %d, failed at once %d of %d", r.Completed, r.Exhausted, r.FailedAtOnce, tt.runs)
+			}
+		})
+	}
+}
+
+// TestOutagesAgainstTheDefaultPolicy: under a permanent SERVER outage the
+// default policy's recovery time lies in the analytic [13,950, 17,050] ms;
+// an outage longer than 17,050 ms exhausts the turn it starts with, one
+// shorter than 13,950 ms never does.
+func TestOutagesAgainstTheDefaultPolicy(t *testing.T) {
+	p := retry.DefaultPolicy()
+	outage := func(ms float64) *Environment {
+		return &Environment{Outages: []Outage{{FromMs: 0, ForMs: ms, Code: "SERVER", Status: 503}}}
+	}
+	permanent := Run(p, outage(1e9), 1, 200)
+	if permanent.Exhausted != 200 {
+		t.Errorf("a permanent outage exhausted %d of 200 turns", permanent.Exhausted)
+	}
+	if permanent.RecoveryMax > 17050 || permanent.RecoveryP50 < 13950 {
+		t.Errorf("recovery p50 %v, max %v, outside [13950, 17050]", permanent.RecoveryP50, permanent.RecoveryMax)
+	}
+	if long := Run(p, outage(17051), 1, 200); long.Exhausted != 200 {
+		t.Errorf("an outage of 17,051 ms exhausted %d of 200 turns, want all", long.Exhausted)
+	}
+	if short := Run(p, outage(13949), 1, 200); short.Completed != 200 {
+		t.Errorf("an outage of 13,949 ms completed %d of 200 turns, want all", short.Completed)
+	}
+}
+
+// TestParseEnvironmentErrors: a bad environment names its field or line.
+func TestParseEnvironmentErrors(t *testing.T) {
+	tests := []struct{ why, raw, want string }{
+		{"a probability above one", `{"failures":[{"code":"SERVER","p":1.5}]}`, "failures[0].p: must be in [0,1], got 1.5"},
+		{"a failure without a code", `{"failures":[{"p":0.1}]}`, "failures[0].code: missing"},
+		{"an empty outage", `{"outages":[{"code":"SERVER","fromMs":0,"forMs":0}]}`, "outages[0].forMs: must be > 0, got 0"},
+		{"an unknown field", `{"failure":[]}`, `invalid environment: json: unknown field "failure"`},
+		{"broken JSON on line 2", "{\n\"failures\": [}", "line 2: invalid JSON"},
+	}
+	for _, tt := range tests {
+		_, err := ParseEnvironment([]byte(tt.raw))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.why, err, tt.want)
+		}
+	}
+}

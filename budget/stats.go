@@ -1,0 +1,58 @@
+package budget
+
+import (
+	"math"
+	"slices"
+
+	"github.com/turnsim/turnsim/loop"
+)
+
+// Wilson is the Wilson score interval for k successes in n trials at z
+// standard normal deviations (1.96 for 95%). Unlike the normal
+// approximation it stays inside [0,1] and is not empty at k = 0, which is
+// where budgets live (exhaustion rates of 1e-4 and below).
+func Wilson(k, n int, z float64) (lo, hi float64) {
+	if n == 0 {
+		return 0, 1
+	}
+	p := float64(k) / float64(n)
+	nf := float64(n)
+	den := 1 + z*z/nf
+	centre := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+	return max(0, centre-half), min(1, centre+half)
+}
+
+// Percentile is the nearest-rank q-quantile (q in [0,1]) of sorted values.
+func Percentile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// RecoveryBounds is the least and the most virtual time a normal-mode
+// policy can spend waiting in one step before it gives up: the sums, over
+// retries 1 … maxRetries, of SPEC 3.5's delay at jitter samples 0 and 1.
+// Always mode has no bound (ok is false).
+func RecoveryBounds(p *loop.RetryPolicy) (lo, hi float64, ok bool) {
+	if p == nil {
+		return 0, 0, true
+	}
+	if p.Mode != loop.ModeNormal {
+		return 0, math.Inf(1), false
+	}
+	for n := 1; n <= p.MaxRetries; n++ {
+		exponential := math.Min(p.InitialDelayMs*math.Pow(2, float64(min(n-1, 1024))), p.MaxDelayMs)
+		lo += math.Min(exponential*(1-p.JitterRatio), p.MaxDelayMs)
+		hi += math.Min(exponential*(1+p.JitterRatio), p.MaxDelayMs)
+	}
+	return lo, hi, true
+}
+
+func sorted(xs []float64) []float64 {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,36 @@
+package budget
+
+import (
+	"math"
+	"testing"
+
+	"github.com/turnsim/turnsim/loop/retry"
+)
+
+// TestRecoveryBoundsOfTheDefaultPolicy: DSH's default (5 retries, 500 ms,
+// cap 10 s, jitter 0.1) waits 500+1000+2000+4000+8000 = 15,500 ms ± 10%.
+func TestRecoveryBoundsOfTheDefaultPolicy(t *testing.T) {
+	lo, hi, ok := RecoveryBounds(retry.DefaultPolicy())
+	if !ok || math.Abs(lo-13950) > 1e-6 || math.Abs(hi-17050) > 1e-6 {
+		t.Errorf("bounds [%v, %v] (ok %v), want [13950, 17050]", lo, hi, ok)
+	}
+}
+
+// TestWilson: known values, and the interval holds its point estimate.
+func TestWilson(t *testing.T) {
+	tests := []struct {
+		why    string
+		k, n   int
+		lo, hi float64
+	}{
+		{"none in 100: the interval still reaches 3.7%", 0, 100, 0, 0.0370},
+		{"half of 100", 50, 100, 0.4038, 0.5962},
+		{"all of 10: the interval does not pass 1", 10, 10, 0.7225, 1},
+	}
+	for _, tt := range tests {
+		lo, hi := Wilson(tt.k, tt.n, 1.96)
+		if math.Abs(lo-tt.lo) > 1e-4 || math.Abs(hi-tt.hi) > 1e-4 {
+			t.Errorf("%s: [%.4f, %.4f], want [%.4f, %.4f]", tt.why, lo, hi, tt.lo, tt.hi)
+		}
+	}
+}

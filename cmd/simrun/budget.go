@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/turnsim/turnsim/budget"
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/retry"
+)
+
+const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--runs N] [--seed S] [--json]
+
+Runs N one-request turns under each policy (a DSH RetryPolicyConfig; the
+word "default" names DSH's default) against a fault environment, on the
+same seeds for every policy, each turn checked by the oracle. Reports per
+policy: turns completed, exhausted (error after retries), failed at once
+(error without a retry), aborted; the exhaustion probability with its 95%
+Wilson interval; attempts per turn; virtual time in recovery (p50, p90,
+p99, max) beside the bounds that follow from the policy alone; request
+amplification; oracle violations, with their reproduction.
+
+An environment file: {"failures": [{"code": "SERVER", "status": 503, "p": 0.2}],
+"outages": [{"fromMs": 0, "forMs": 20000, "code": "SERVER"}]}. Without
+--env, no request fails.
+
+Exit status: 0, 1 an invariant was violated, 2 bad usage or input.
+
+flags:
+`
+
+// policyFlags collects repeated --policy flags.
+type policyFlags []string
+
+func (p *policyFlags) String() string     { return strings.Join(*p, ",") }
+func (p *policyFlags) Set(v string) error { *p = append(*p, v); return nil }
+
+func runBudget(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("budget", stderr, budgetUsage)
+	var policies policyFlags
+	fs.Var(&policies, "policy", "a DSH RetryPolicyConfig JSON file, or \"default\" (repeat to compare)")
+	envFile := fs.String("env", "", "the fault environment JSON file")
+	runs := fs.Int("runs", 10000, "turns per policy")
+	seed := fs.String("seed", "1", "the first turn's seed; turn i uses seed+i under every policy")
+	asJSON := fs.Bool("json", false, "print one JSON report per policy")
+	rest, err := parseInterspersed(fs, args)
+	if err == errHelp {
+		return exitClean
+	} else if err != nil {
+		return exitUsage
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "simrun budget: "+format+"\n", a...)
+		return exitUsage
+	}
+	if len(rest) > 0 {
+		return fail("unexpected argument %q", rest[0])
+	}
+	if len(policies) == 0 {
+		return fail("give at least one --policy FILE (or --policy default)")
+	}
+	if *runs < 1 {
+		return fail("--runs must be at least 1")
+	}
+	first, err := parseSeed(*seed)
+	if err != nil {
+		return fail("--seed: %v", err)
+	}
+	env := &budget.Environment{}
+	if *envFile != "" {
+		if env, err = budget.LoadEnvironment(*envFile); err != nil {
+			return fail("%v", err)
+		}
+	}
+	var resolved []*loop.RetryPolicy
+	for _, name := range policies {
+		p, err := loadPolicy(name)
+		if err != nil {
+			return fail("%v", err)
+		}
+		resolved = append(resolved, p)
+	}
+	status := exitClean
+	for i, p := range resolved {
+		r := budget.Run(p, env, first, *runs)
+		if len(r.Violations) > 0 {
+			status = exitViolation
+		}
+		if *asJSON {
+			b, _ := json.Marshal(budgetJSON(policies[i], r))
+			fmt.Fprintf(stdout, "%s\n", b)
+			continue
+		}
+		printBudget(stdout, policies[i], r)
+	}
+	return status
+}
+
+func loadPolicy(name string) (*loop.RetryPolicy, error) {
+	if name == "default" {
+		return retry.DefaultPolicy(), nil
+	}
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	p, err := retry.ParsePolicy(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return p, nil
+}
+
+func printBudget(w io.Writer, name string, r budget.Report) {
+	fmt.Fprintf(w, "policy %s\n", name)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  turns\t%d\n", r.Turns)
+	fmt.Fprintf(tw, "  completed\t%d\n", r.Completed)
+	fmt.Fprintf(tw, "  exhausted (error after retries)\t%d\n", r.Exhausted)
+	fmt.Fprintf(tw, "  failed at once (error, no retry)\t%d\n", r.FailedAtOnce)
+	fmt.Fprintf(tw, "  aborted\t%d\n", r.Aborted)
+	fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g)\n", r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi)
+	fmt.Fprintf(tw, "  recovery ms\tp50 %s  p90 %s  p99 %s  max %s\n", num(r.RecoveryP50), num(r.RecoveryP90), num(r.RecoveryP99), num(r.RecoveryMax))
+	fmt.Fprintf(tw, "  waits of an exhausted turn, from the policy, ms\t%s … %s\n", num(r.BoundLo), num(r.BoundHi))
+	fmt.Fprintf(tw, "  amplification\t%.4g requests per turn\n", r.Amplification)
+	var hist []string
+	for n, c := range r.Attempts {
+		if c > 0 {
+			hist = append(hist, fmt.Sprintf("%d×%d", n, c))
+		}
+	}
+	fmt.Fprintf(tw, "  attempts per turn\t%s\n", strings.Join(hist, "  "))
+	fmt.Fprintf(tw, "  violations\t%d\n", len(r.Violations))
+	tw.Flush()
+	for _, t := range r.Violations {
+		v := t.Violations[0]
+		fmt.Fprintf(w, "  seed %#x: %s: %s\n", t.Seed, v.Invariant, v.Message)
+	}
+}
+
+func num(ms float64) string {
+	if math.IsInf(ms, 1) {
+		return "∞"
+	}
+	return fmt.Sprintf("%.1f", ms)
+}
+
+func budgetJSON(name string, r budget.Report) map[string]any {
+	hi := any(r.BoundHi)
+	if math.IsInf(r.BoundHi, 1) {
+		hi = nil // unbounded (always mode)
+	}
+	var violations []map[string]any
+	for _, t := range r.Violations {
+		violations = append(violations, map[string]any{"seed": fmt.Sprintf("%#x", t.Seed), "violations": t.Violations})
+	}
+	return map[string]any{"policy": name, "turns": r.Turns, "completed": r.Completed, "exhausted": r.Exhausted,
+		"failedAtOnce": r.FailedAtOnce, "aborted": r.Aborted, "exhaustion": r.Exhaustion,
+		"exhaustionCI95": []float64{r.ExhaustionLo, r.ExhaustionHi}, "attempts": r.Attempts,
+		"recoveryMs": map[string]float64{"p50": r.RecoveryP50, "p90": r.RecoveryP90, "p99": r.RecoveryP99, "max": r.RecoveryMax},
+		"boundsMs":   []any{r.BoundLo, hi}, "amplification": r.Amplification, "violations": violations}
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBudgetComparesPolicies: two policies on the same seeds; the one
+// with more retries exhausts no more turns, and both reports print.
+func TestBudgetComparesPolicies(t *testing.T) {
+	dir := t.TempDir()
+	env := filepath.Join(dir, "env.json")
+	os.WriteFile(env, []byte(`{"failures":[{"code":"SERVER","status":503,"p":0.5}]}`), 0o644)
+	one := filepath.Join(dir, "one.json")
+	os.WriteFile(one, []byte(`{"mode":"normal","maxRetries":1,"backoff":{"initialDelayMs":10,"maxDelayMs":100,"jitterRatio":0}}`), 0o644)
+	status, out, errOut := simrun("budget", "--policy", one, "--policy", "default", "--env", env, "--runs", "2000", "--json")
+	if status != exitClean {
+		t.Fatalf("status %d\n%s%s", status, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want a report per policy:\n%s", out)
+	}
+	var reports [2]struct {
+		Policy     string
+		Turns      int
+		Exhausted  int
+		BoundsMs   []any
+		Exhaustion float64
+	}
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &reports[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reports[0].Turns != 2000 || reports[1].Turns != 2000 || reports[1].Exhausted > reports[0].Exhausted {
+		t.Errorf("reports %+v", reports)
+	}
+	// p^(n+1) with p = 0.5, n = 1 is 0.25; 2000 turns put it within ±0.03.
+	if e := reports[0].Exhaustion; e < 0.22 || e > 0.28 {
+		t.Errorf("maxRetries 1 at p 0.5 exhausted %.3f of turns, want about 0.25", e)
+	}
+	if status, _, errOut := simrun("budget", "--env", env); status != exitUsage || !strings.Contains(errOut, "--policy") {
+		t.Errorf("no policy: status %d, %q", status, errOut)
+	}
+	os.WriteFile(env, []byte(`{"failures":[{"code":"SERVER","p":2}]}`), 0o644)
+	if status, _, errOut := simrun("budget", "--policy", "default", "--env", env); status != exitUsage || !strings.Contains(errOut, "failures[0].p: must be in [0,1]") {
+		t.Errorf("a bad environment: status %d, %q", status, errOut)
+	}
+}
