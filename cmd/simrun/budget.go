@@ -14,7 +14,8 @@ import (
 	"github.com/turnsim/turnsim/loop/retry"
 )
 
-const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--runs N] [--seed S] [--json]
+const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--runs N] [--seed S]
+                     [--assert 'FIGURE<BOUND'…] [--json]
 
 Runs N one-request turns under each policy (a DSH RetryPolicyConfig; the
 word "default" names DSH's default) against a fault environment, on the
@@ -29,7 +30,13 @@ An environment file: {"failures": [{"code": "SERVER", "status": 503, "p": 0.2}],
 "outages": [{"fromMs": 0, "forMs": 20000, "code": "SERVER"}]}. Without
 --env, no request fails.
 
-Exit status: 0, 1 an invariant was violated, 2 bad usage or input.
+--assert 'exhaustion<0.001' --assert 'p99_recovery_ms<20000' makes the
+exit status 1 when a policy's report breaks a bound, so budgets can be
+pinned in CI. Figures: exhaustion, exhaustion_hi (the interval's upper
+end), p50/p90/p99/max_recovery_ms, amplification, violations, aborted.
+
+Exit status: 0, 1 an invariant was violated or an --assert failed, 2 bad
+usage or input.
 
 flags:
 `
@@ -48,6 +55,8 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 10000, "turns per policy")
 	seed := fs.String("seed", "1", "the first turn's seed; turn i uses seed+i under every policy")
 	asJSON := fs.Bool("json", false, "print one JSON report per policy")
+	var asserts policyFlags
+	fs.Var(&asserts, "assert", "FIGURE<BOUND (or <=, >, >=) that every policy's report must keep, e.g. exhaustion<0.001 (repeatable)")
 	rest, err := parseInterspersed(fs, args)
 	if err == errHelp {
 		return exitClean
@@ -77,6 +86,14 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 	}
+	var checks []budgetAssert
+	for _, a := range asserts {
+		c, err := parseBudgetAssert(a)
+		if err != nil {
+			return fail("%v", err)
+		}
+		checks = append(checks, c)
+	}
 	var resolved []*loop.RetryPolicy
 	for _, name := range policies {
 		p, err := loadPolicy(name)
@@ -94,9 +111,17 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		if *asJSON {
 			b, _ := json.Marshal(budgetJSON(policies[i], r))
 			fmt.Fprintf(stdout, "%s\n", b)
-			continue
+		} else {
+			printBudget(stdout, policies[i], r)
 		}
-		printBudget(stdout, policies[i], r)
+		for _, c := range checks {
+			ok, v := c.holds(r)
+			verdict := "holds"
+			if !ok {
+				verdict, status = "FAILS", exitViolation
+			}
+			fmt.Fprintf(stderr, "assert %s %s for policy %s: %s = %.6g\n", c.text, verdict, policies[i], c.figure, v)
+		}
 	}
 	return status
 }

@@ -51,3 +51,25 @@ func TestBudgetComparesPolicies(t *testing.T) {
 		t.Errorf("a bad environment: status %d, %q", status, errOut)
 	}
 }
+
+// TestBudgetAssert: a bound the report keeps exits 0, one it breaks exits
+// 1 naming the figure, a malformed one exits 2.
+func TestBudgetAssert(t *testing.T) {
+	dir := t.TempDir()
+	env := filepath.Join(dir, "env.json")
+	os.WriteFile(env, []byte(`{"failures":[{"code":"SERVER","status":503,"p":0.5}]}`), 0o644)
+	args := []string{"budget", "--policy", "default", "--env", env, "--runs", "500"}
+	// p = 0.5 and 5 retries exhaust 1/64 of turns: about 0.016.
+	if status, _, errOut := simrun(append(args, "--assert", "exhaustion<0.05", "--assert", "violations<=0")...); status != exitClean {
+		t.Errorf("bounds that hold: status %d\n%s", status, errOut)
+	}
+	status, _, errOut := simrun(append(args, "--assert", "exhaustion<0.001")...)
+	if status != exitViolation || !strings.Contains(errOut, "assert exhaustion<0.001 FAILS for policy default: exhaustion = ") {
+		t.Errorf("a bound that fails: status %d\n%s", status, errOut)
+	}
+	for _, bad := range []string{"exhaustion", "exhaust<1", "exhaustion<lots"} {
+		if status, _, _ := simrun(append(args, "--assert", bad)...); status != exitUsage {
+			t.Errorf("--assert %q: status %d, want 2", bad, status)
+		}
+	}
+}
