@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 )
 
@@ -15,13 +16,69 @@ type Environment struct {
 	Failures []Failure `json:"failures"`
 	// Outages fail every request from FromMs for ForMs of virtual time.
 	Outages []Outage `json:"outages"`
+	// Bursts, when set, make failures come in bursts: a two-state
+	// (good/bad) Markov chain stepped before every request, starting good;
+	// in the bad state Bursts.Failures apply instead of Failures.
+	Bursts *Bursts `json:"bursts"`
+	// LatencyMs, when set, is every request's latency.
+	LatencyMs *Distribution `json:"latencyMs"`
 }
 
-// Failure is one code's independent failure probability.
+// Bursts is the bad state of a Gilbert–Elliott provider.
+type Bursts struct {
+	// PGoodToBad and PBadToGood are the per-request transition
+	// probabilities.
+	PGoodToBad float64   `json:"pGoodToBad"`
+	PBadToGood float64   `json:"pBadToGood"`
+	Failures   []Failure `json:"failures"`
+}
+
+// Distribution is a non-negative random quantity: exactly one of a fixed
+// value, a uniform range, or an exponential with a mean.
+type Distribution struct {
+	Fixed       *float64    `json:"fixed"`
+	Uniform     *[2]float64 `json:"uniform"`
+	Exponential *float64    `json:"exponentialMean"`
+}
+
+// draw samples the distribution with u uniform in [0,1).
+func (d *Distribution) draw(u float64) float64 {
+	switch {
+	case d.Fixed != nil:
+		return *d.Fixed
+	case d.Uniform != nil:
+		return d.Uniform[0] + u*(d.Uniform[1]-d.Uniform[0])
+	}
+	return -*d.Exponential * math.Log1p(-u)
+}
+
+func (d *Distribution) validate(path string) error {
+	set := 0
+	for _, ok := range []bool{d.Fixed != nil, d.Uniform != nil, d.Exponential != nil} {
+		if ok {
+			set++
+		}
+	}
+	switch {
+	case set != 1:
+		return fmt.Errorf("%s: needs exactly one of fixed, uniform, exponentialMean", path)
+	case d.Fixed != nil && !(*d.Fixed >= 0):
+		return fmt.Errorf("%s.fixed: must be ≥ 0, got %v", path, *d.Fixed)
+	case d.Uniform != nil && !(d.Uniform[0] >= 0 && d.Uniform[1] >= d.Uniform[0]):
+		return fmt.Errorf("%s.uniform: want [low, high] with 0 ≤ low ≤ high, got %v", path, *d.Uniform)
+	case d.Exponential != nil && !(*d.Exponential > 0):
+		return fmt.Errorf("%s.exponentialMean: must be > 0, got %v", path, *d.Exponential)
+	}
+	return nil
+}
+
+// Failure is one code's independent failure probability, with the
+// provider's Retry-After when it sends one (RATE_LIMIT, typically).
 type Failure struct {
-	Code   string  `json:"code"`
-	Status int     `json:"status"`
-	P      float64 `json:"p"`
+	Code         string        `json:"code"`
+	Status       int           `json:"status"`
+	P            float64       `json:"p"`
+	RetryAfterMs *Distribution `json:"retryAfterMs"`
 }
 
 // Outage is a window in which every request fails with Code.
@@ -58,14 +115,23 @@ func ParseEnvironment(raw []byte) (*Environment, error) {
 		}
 		return nil, fmt.Errorf("invalid environment: %v", err)
 	}
-	for i, f := range env.Failures {
+	if err := validateFailures("failures", env.Failures); err != nil {
+		return nil, err
+	}
+	if b := env.Bursts; b != nil {
 		switch {
-		case f.Code == "":
-			return nil, fmt.Errorf("failures[%d].code: missing", i)
-		case !(f.P >= 0 && f.P <= 1):
-			return nil, fmt.Errorf("failures[%d].p: must be in [0,1], got %v", i, f.P)
-		case f.Status < 0:
-			return nil, fmt.Errorf("failures[%d].status: must not be negative", i)
+		case !(b.PGoodToBad >= 0 && b.PGoodToBad <= 1):
+			return nil, fmt.Errorf("bursts.pGoodToBad: must be in [0,1], got %v", b.PGoodToBad)
+		case !(b.PBadToGood >= 0 && b.PBadToGood <= 1):
+			return nil, fmt.Errorf("bursts.pBadToGood: must be in [0,1], got %v", b.PBadToGood)
+		}
+		if err := validateFailures("bursts.failures", b.Failures); err != nil {
+			return nil, err
+		}
+	}
+	if env.LatencyMs != nil {
+		if err := env.LatencyMs.validate("latencyMs"); err != nil {
+			return nil, err
 		}
 	}
 	for i, o := range env.Outages {
@@ -79,4 +145,24 @@ func ParseEnvironment(raw []byte) (*Environment, error) {
 		}
 	}
 	return &env, nil
+}
+
+func validateFailures(path string, failures []Failure) error {
+	for i, f := range failures {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		switch {
+		case f.Code == "":
+			return fmt.Errorf("%s.code: missing", at)
+		case !(f.P >= 0 && f.P <= 1):
+			return fmt.Errorf("%s.p: must be in [0,1], got %v", at, f.P)
+		case f.Status < 0:
+			return fmt.Errorf("%s.status: must not be negative", at)
+		}
+		if f.RetryAfterMs != nil {
+			if err := f.RetryAfterMs.validate(at + ".retryAfterMs"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

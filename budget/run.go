@@ -24,11 +24,35 @@ type Turn struct {
 	Violations []oracle.Violation
 }
 
+// Config is what a budget is measured on: the route's policy (nil: none),
+// the environment, and request-error listeners of the policy author's own
+// beside llm-retry.
+type Config struct {
+	Policy    *loop.RetryPolicy
+	Env       *Environment
+	Listeners []Listener
+}
+
+// Listener is a policy author's request-error listener: Go code, placed in
+// the chain before llm-retry (Outer) or after it. New makes the listener
+// for one turn's world, so that state it keeps (a count, a budget) starts
+// fresh with every turn, as it would with every agent.
+type Listener struct {
+	Name  string
+	New   func() loop.RequestErrorListener
+	Outer bool
+}
+
 // RunTurn runs turn seed: one request, failing as the environment draws,
 // under the policy (nil: no retry listener's policy), checked by the oracle.
 func RunTurn(p *loop.RetryPolicy, env *Environment, seed uint64) Turn {
-	s := Scenario(p, env, seed)
-	res, vs := faults.Check(s, sim.Options{})
+	return Config{Policy: p, Env: env}.Turn(seed)
+}
+
+// Turn runs turn seed under the configuration, checked by the oracle.
+func (c Config) Turn(seed uint64) Turn {
+	s, opts := c.world(seed)
+	res, vs := faults.Check(s, opts)
 	t := Turn{Seed: seed, Attempts: len(res.Requests), Violations: vs}
 	first := -1
 	for i := range res.Events {
@@ -54,6 +78,17 @@ func RunTurn(p *loop.RetryPolicy, env *Environment, seed uint64) Turn {
 // outages, and jitter from the seed's own stream. The same seed draws the
 // same failures whatever the policy, so policies compare on equal terms.
 func Scenario(p *loop.RetryPolicy, env *Environment, seed uint64) *sim.Scenario {
+	s, _ := Config{Policy: p, Env: env}.world(seed)
+	return s
+}
+
+// world is turn seed's scenario, and the options that install the
+// author's listeners in it.
+func (c Config) world(seed uint64) (*sim.Scenario, sim.Options) {
+	p, env := c.Policy, c.Env
+	if env == nil {
+		env = &Environment{}
+	}
 	draws := sim.Stream(seed, "failures")
 	attempts := alwaysAttempts
 	if p != nil && p.Mode == loop.ModeNormal {
@@ -62,20 +97,55 @@ func Scenario(p *loop.RetryPolicy, env *Environment, seed uint64) *sim.Scenario 
 	s := &sim.Scenario{Name: fmt.Sprintf("budget-%#x", seed), Provider: "mock", Model: "mock-model", ContextWindow: 128000,
 		RetryPolicy: p, ListenerOrder: []string{sim.ListenerRetry}, Seed: &seed, StreamIdleTimeoutMs: 300000,
 		MaxEvents: 10000, Inputs: []sim.Input{{Kind: "send", Text: "hello", Trigger: sim.Trigger{Nth: 1}}}}
+	bad := false
 	for range attempts {
+		// Each attempt draws, in this order: the burst state's step, the
+		// failure, its Retry-After, the latency.
+		failures := env.Failures
+		if b := env.Bursts; b != nil {
+			u := draws.Float64()
+			if bad && u < b.PBadToGood || !bad && u < b.PGoodToBad {
+				bad = !bad
+			}
+			if bad {
+				failures = b.Failures
+			}
+		}
 		out := sim.Outcome{Text: ptr("ok")}
-		for _, f := range env.Failures {
+		for _, f := range failures {
 			if draws.Float64() < f.P {
-				out = sim.Outcome{Fail: failure(f.Code, f.Status)}
+				fail := failure(f.Code, f.Status)
+				if f.RetryAfterMs != nil {
+					fail.ProviderRetryAfterMs = ptr(f.RetryAfterMs.draw(draws.Float64()))
+				}
+				out = sim.Outcome{Fail: fail}
 				break
 			}
+		}
+		if env.LatencyMs != nil {
+			out.LatencyMs = env.LatencyMs.draw(draws.Float64())
 		}
 		s.Requests = append(s.Requests, out)
 	}
 	for _, o := range env.Outages {
 		s.Outages = append(s.Outages, sim.Outage{FromMs: o.FromMs, ToMs: o.FromMs + o.ForMs, Fail: *failure(o.Code, o.Status)})
 	}
-	return s
+	var opts sim.Options
+	if len(c.Listeners) > 0 {
+		opts.Install = map[string]sim.Installer{}
+		var outer, inner []string
+		for _, l := range c.Listeners {
+			name := "author:" + l.Name
+			opts.Install[name] = func(a *loop.Agent, _ sim.Env) { a.AddRequestErrorListener(l.Name, l.New()) }
+			if l.Outer {
+				outer = append(outer, name)
+			} else {
+				inner = append(inner, name)
+			}
+		}
+		s.ListenerOrder = append(append(outer, sim.ListenerRetry), inner...)
+	}
+	return s, opts
 }
 
 func failure(code string, status int) *session.LlmFailure {
@@ -109,11 +179,16 @@ type Report struct {
 
 // Run runs turns seed … seed+runs-1 and reports.
 func Run(p *loop.RetryPolicy, env *Environment, seed uint64, runs int) Report {
+	return Config{Policy: p, Env: env}.Run(seed, runs)
+}
+
+// Run runs turns seed … seed+runs-1 under the configuration and reports.
+func (c Config) Run(seed uint64, runs int) Report {
 	r := Report{Turns: runs, Attempts: make([]int, 2)}
 	var recovery []float64
 	requests := 0
 	for i := range runs {
-		t := RunTurn(p, env, seed+uint64(i))
+		t := c.Turn(seed + uint64(i))
 		switch {
 		case t.End == session.EndCompleted:
 			r.Completed++
@@ -144,7 +219,7 @@ func Run(p *loop.RetryPolicy, env *Environment, seed uint64, runs int) Report {
 	if len(rec) > 0 {
 		r.RecoveryMax = rec[len(rec)-1]
 	}
-	r.BoundLo, r.BoundHi, _ = RecoveryBounds(p)
+	r.BoundLo, r.BoundHi, _ = RecoveryBounds(c.Policy)
 	r.Amplification = float64(requests) / float64(max(runs, 1))
 	return r
 }

@@ -90,3 +90,72 @@ func TestParseEnvironmentErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBurstsMatchTheAnalytic: a provider that is bad (every request
+// fails) with probability pGB of entering the bad state and pBG of leaving
+// it, stepped before each request from good: n retries exhaust a turn when
+// the first request finds the provider bad and it stays bad for n more,
+// with probability pGB·(1−pBG)^n.
+func TestBurstsMatchTheAnalytic(t *testing.T) {
+	env := &Environment{Bursts: &Bursts{PGoodToBad: 0.3, PBadToGood: 0.4,
+		Failures: []Failure{{Code: "SERVER", Status: 503, P: 1}}}}
+	for _, n := range []int{0, 1, 2} {
+		r := Run(normal(n), env, 1, 4000)
+		want := 0.3 * math.Pow(0.6, float64(n))
+		if want < r.ExhaustionLo || want > r.ExhaustionHi {
+			t.Errorf("n=%d: exhaustion %.4f in [%.4f, %.4f] does not contain %.4f", n, r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi, want)
+		}
+	}
+}
+
+// TestRetryAfter: a provider's Retry-After within the cap is the wait,
+// exactly; above the cap, normal mode does not retry at all.
+func TestRetryAfter(t *testing.T) {
+	fixed := func(ms float64) *Environment {
+		return &Environment{Failures: []Failure{{Code: "RATE_LIMIT", Status: 429, P: 0.5, RetryAfterMs: &Distribution{Fixed: &ms}}}}
+	}
+	seen := 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		turn := RunTurn(retry.DefaultPolicy(), fixed(2000), seed)
+		if len(turn.Violations) > 0 {
+			t.Fatalf("seed %d: %v", seed, turn.Violations[0])
+		}
+		if turn.Attempts == 2 && turn.End == "completed" {
+			seen++
+			if turn.RecoveryMs != 2000 {
+				t.Errorf("seed %d: one Retry-After of 2000 ms, recovery %v ms", seed, turn.RecoveryMs)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no turn of 200 failed exactly once")
+	}
+	over := Run(retry.DefaultPolicy(), fixed(12000), 1, 500)
+	if over.Exhausted != 0 || over.FailedAtOnce == 0 || over.FailedAtOnce+over.Completed != 500 {
+		t.Errorf("Retry-After over the cap: exhausted %d, failed at once %d, completed %d", over.Exhausted, over.FailedAtOnce, over.Completed)
+	}
+}
+
+// TestDistributions: each kind draws within its range; a malformed one
+// names its field.
+func TestDistributions(t *testing.T) {
+	five, mean := 5.0, 100.0
+	uniform := [2]float64{10, 20}
+	if got := (&Distribution{Fixed: &five}).draw(0.7); got != 5 {
+		t.Errorf("fixed 5 drew %v", got)
+	}
+	if got := (&Distribution{Uniform: &uniform}).draw(0.5); got != 15 {
+		t.Errorf("uniform [10,20] at 0.5 drew %v", got)
+	}
+	if got := (&Distribution{Exponential: &mean}).draw(1 - math.Exp(-1)); math.Abs(got-100) > 1e-9 {
+		t.Errorf("exponential mean 100 at its 1−1/e quantile drew %v", got)
+	}
+	_, err := ParseEnvironment([]byte(`{"latencyMs":{"fixed":1,"exponentialMean":2}}`))
+	if err == nil || err.Error() != "latencyMs: needs exactly one of fixed, uniform, exponentialMean" {
+		t.Errorf("two kinds at once: %v", err)
+	}
+	_, err = ParseEnvironment([]byte(`{"bursts":{"pGoodToBad":0.1,"pBadToGood":0.5,"failures":[{"code":"SERVER","p":1,"retryAfterMs":{"uniform":[5,1]}}]}}`))
+	if err == nil || !strings.HasPrefix(err.Error(), "bursts.failures[0].retryAfterMs.uniform: want [low, high]") {
+		t.Errorf("a reversed range: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/turnsim/turnsim/budget"
+	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
 )
@@ -86,11 +87,11 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 	}
-	var checks []budgetAssert
+	var checks []budget.Bound
 	for _, a := range asserts {
-		c, err := parseBudgetAssert(a)
+		c, err := budget.ParseBound(a)
 		if err != nil {
-			return fail("%v", err)
+			return fail("--assert %v", err)
 		}
 		checks = append(checks, c)
 	}
@@ -115,12 +116,12 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			printBudget(stdout, policies[i], r)
 		}
 		for _, c := range checks {
-			ok, v := c.holds(r)
+			ok, v := c.Holds(r)
 			verdict := "holds"
 			if !ok {
 				verdict, status = "FAILS", exitViolation
 			}
-			fmt.Fprintf(stderr, "assert %s %s for policy %s: %s = %.6g\n", c.text, verdict, policies[i], c.figure, v)
+			fmt.Fprintf(stderr, "assert %s %s for policy %s: %s = %.6g\n", c.Text, verdict, policies[i], c.Figure, v)
 		}
 	}
 	return status
@@ -163,7 +164,7 @@ func printBudget(w io.Writer, name string, r budget.Report) {
 	fmt.Fprintf(tw, "  violations\t%d\n", len(r.Violations))
 	tw.Flush()
 	for _, t := range r.Violations {
-		v := t.Violations[0]
+		v := faults.Principal(t.Violations)
 		fmt.Fprintf(w, "  seed %#x: %s: %s\n", t.Seed, v.Invariant, v.Message)
 	}
 }

@@ -1,0 +1,71 @@
+package budget
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Figures are the report's figures a bound can name.
+var Figures = map[string]func(r Report) float64{
+	"exhaustion":      func(r Report) float64 { return r.Exhaustion },
+	"exhaustion_hi":   func(r Report) float64 { return r.ExhaustionHi },
+	"p50_recovery_ms": func(r Report) float64 { return r.RecoveryP50 },
+	"p90_recovery_ms": func(r Report) float64 { return r.RecoveryP90 },
+	"p99_recovery_ms": func(r Report) float64 { return r.RecoveryP99 },
+	"max_recovery_ms": func(r Report) float64 { return r.RecoveryMax },
+	"amplification":   func(r Report) float64 { return r.Amplification },
+	"violations":      func(r Report) float64 { return float64(len(r.Violations)) },
+	"aborted":         func(r Report) float64 { return float64(r.Aborted) },
+}
+
+// Bound is a figure, a comparison and a value: "exhaustion<0.001".
+type Bound struct {
+	Text, Figure, Op string
+	Value            float64
+}
+
+// Longest operators first, so "<=" is not read as "<" and "=0.1".
+var assertOps = []string{"<=", ">=", "<", ">"}
+
+// ParseBound reads "FIGURE<VALUE" (or <=, >, >=).
+func ParseBound(s string) (Bound, error) {
+	for _, op := range assertOps {
+		if i := strings.Index(s, op); i > 0 {
+			figure, rest := strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+len(op):])
+			if _, ok := Figures[figure]; !ok {
+				return Bound{}, fmt.Errorf("%q: unknown figure %q (known: %s)", s, figure, strings.Join(figureNames(), ", "))
+			}
+			bound, err := strconv.ParseFloat(rest, 64)
+			if err != nil {
+				return Bound{}, fmt.Errorf("%q: %q is not a number", s, rest)
+			}
+			return Bound{Text: s, Figure: figure, Op: op, Value: bound}, nil
+		}
+	}
+	return Bound{}, fmt.Errorf("%q: want FIGURE<VALUE (or <=, >, >=), e.g. exhaustion<0.001", s)
+}
+
+func figureNames() []string {
+	var names []string
+	for n := range Figures {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Holds reports whether the report keeps the bound, and the figure.
+func (b Bound) Holds(r Report) (bool, float64) {
+	v := Figures[b.Figure](r)
+	switch b.Op {
+	case "<":
+		return v < b.Value, v
+	case "<=":
+		return v <= b.Value, v
+	case ">":
+		return v > b.Value, v
+	}
+	return v >= b.Value, v
+}
