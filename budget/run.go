@@ -169,6 +169,8 @@ type Report struct {
 	// RecoveryMs are the percentiles of recovery time over the turns that
 	// had a failure.
 	RecoveryP50, RecoveryP90, RecoveryP99, RecoveryMax float64
+	// RecoveryHistogram counts those turns in equal bins up to the max.
+	RecoveryHistogram []Bin
 	// BoundLo, BoundHi are RecoveryBounds (BoundHi is +Inf in always mode).
 	BoundLo, BoundHi float64
 	// Amplification is requests per turn over the fault-free world's one.
@@ -215,6 +217,7 @@ func (c Config) Run(seed uint64, runs int) Report {
 	r.Exhaustion = float64(errors) / float64(max(runs, 1))
 	r.ExhaustionLo, r.ExhaustionHi = Wilson(errors, runs, 1.96)
 	rec := sorted(recovery)
+	r.RecoveryHistogram = histogram(rec, 20)
 	r.RecoveryP50, r.RecoveryP90, r.RecoveryP99 = Percentile(rec, 0.5), Percentile(rec, 0.9), Percentile(rec, 0.99)
 	if len(rec) > 0 {
 		r.RecoveryMax = rec[len(rec)-1]

@@ -56,3 +56,30 @@ func sorted(xs []float64) []float64 {
 	slices.Sort(out)
 	return out
 }
+
+// Bin is one bar of a histogram: the values in [Lo, Hi), the last bin
+// closed.
+type Bin struct {
+	Lo, Hi float64
+	Count  int
+}
+
+// histogram puts sorted values in n equal bins from 0 to the largest.
+func histogram(sorted []float64, n int) []Bin {
+	if len(sorted) == 0 {
+		return nil
+	}
+	top := sorted[len(sorted)-1]
+	if top <= 0 {
+		return []Bin{{0, 0, len(sorted)}}
+	}
+	bins := make([]Bin, n)
+	for i := range bins {
+		bins[i] = Bin{Lo: top * float64(i) / float64(n), Hi: top * float64(i+1) / float64(n)}
+	}
+	for _, v := range sorted {
+		i := min(int(v/top*float64(n)), n-1)
+		bins[i].Count++
+	}
+	return bins
+}

@@ -16,7 +16,7 @@ import (
 )
 
 const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--runs N] [--seed S]
-                     [--assert 'FIGURE<BOUND'…] [--json]
+                     [--assert 'FIGURE<BOUND'…] [--json] [--html OUT.html]
 
 Runs N one-request turns under each policy (a DSH RetryPolicyConfig; the
 word "default" names DSH's default) against a fault environment, on the
@@ -56,6 +56,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 10000, "turns per policy")
 	seed := fs.String("seed", "1", "the first turn's seed; turn i uses seed+i under every policy")
 	asJSON := fs.Bool("json", false, "print one JSON report per policy")
+	htmlOut := fs.String("html", "", "also write a self-contained HTML page of the reports here")
 	var asserts policyFlags
 	fs.Var(&asserts, "assert", "FIGURE<BOUND (or <=, >, >=) that every policy's report must keep, e.g. exhaustion<0.001 (repeatable)")
 	rest, err := parseInterspersed(fs, args)
@@ -104,8 +105,10 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		resolved = append(resolved, p)
 	}
 	status := exitClean
+	var named []budget.Named
 	for i, p := range resolved {
 		r := budget.Run(p, env, first, *runs)
+		named = append(named, budget.Named{Policy: policies[i], Report: r})
 		if len(r.Violations) > 0 {
 			status = exitViolation
 		}
@@ -122,6 +125,11 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 				verdict, status = "FAILS", exitViolation
 			}
 			fmt.Fprintf(stderr, "assert %s %s for policy %s: %s = %.6g\n", c.Text, verdict, policies[i], c.Figure, v)
+		}
+	}
+	if *htmlOut != "" {
+		if err := writeAtomically(*htmlOut, func(w io.Writer) error { return budget.WriteHTML(w, named) }); err != nil {
+			return fail("--html: %v", err)
 		}
 	}
 	return status

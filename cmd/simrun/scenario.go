@@ -181,15 +181,25 @@ func silentRequest(events []session.Event, q oracle.Request) bool {
 
 // writeTrace writes the log atomically: a temporary file, then a rename.
 func writeTrace(path string, run *sim.Result) error {
+	return writeAtomically(path, func(w io.Writer) error { return session.WriteLog(w, run.Header, run.Events) })
+}
+
+// writeAtomically writes a file through a temporary file in the same
+// folder and a rename, so that an interrupted run never leaves half a file.
+func writeAtomically(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".trace-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".simrun-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := session.WriteLog(tmp, run.Header, run.Events); err != nil {
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return err
 	}
