@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -16,7 +17,7 @@ import (
 )
 
 const replayUsage = `usage: simrun replay (--seed S [--policy FILE] [--faults KINDS] [--mutant NAME] | ENTRY.json)
-                     [--trace OUT.jsonl] [--view] [--check-determinism]
+                     [--trace OUT.jsonl] [--html OUT.html] [--view] [--check-determinism]
 
 Replays one seed, or one corpus entry's shrunk plan: prints the
 configuration (seed first), the plan one line per entry, the timeline with
@@ -84,6 +85,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	seed := fs.String("seed", "", "the seed to replay (decimal or 0x…)")
 	trace := fs.String("trace", "", "write the v1 session log here")
 	showView := fs.Bool("view", false, "also print the derived Web nodes")
+	htmlOut := fs.String("html", "", "also write the run's page here: the timeline as a chart, the view nodes, the violations with their witnesses")
 	determinism := fs.Bool("check-determinism", false, "run twice and compare the logs byte for byte")
 	var sf seedFlags
 	sf.register(fs)
@@ -130,6 +132,14 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(&b, "%d events, %d violations\n", len(res.Events), len(vs))
 	io.WriteString(stdout, b.String())
+	if *htmlOut != "" {
+		page := runPage(res, t.opts.View()(res.Events), vs)
+		page.Title = "turnsim replay: " + strings.TrimSpace(strings.SplitN(b.String(), "\n", 2)[0])
+		if err := writeAtomically(*htmlOut, func(w io.Writer) error { return timeline.WriteHTML(w, page) }); err != nil {
+			fmt.Fprintf(stderr, "simrun replay: --html: %v\n", err)
+			return exitUsage
+		}
+	}
 	if *trace != "" {
 		if err := writeTrace(*trace, res); err != nil {
 			fmt.Fprintf(stderr, "simrun replay: %v\n", err)
@@ -212,4 +222,21 @@ func filepathBase(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// runPage gathers what a run's HTML page shows.
+func runPage(res *sim.Result, nodes view.Nodes, vs []oracle.Violation) timeline.Run {
+	page := timeline.Run{Events: res.Events, TimeNs: res.Facts.TimeNs, Marks: Marks(res)}
+	for i, q := range res.Facts.Requests {
+		if i < len(res.Requests) {
+			page.Requests = append(page.Requests, timeline.Request{Seq: q.Seq, TimeMs: res.Requests[i].TimeMs, Turn: q.Turn, Step: q.Step, Attempt: q.Attempt})
+		}
+	}
+	for _, n := range nodeLines(nodes) {
+		page.Nodes = append(page.Nodes, n.text())
+	}
+	for _, v := range vs {
+		page.Violations = append(page.Violations, timeline.Violation{Invariant: v.Invariant, Message: v.Message, Seqs: v.Seqs})
+	}
+	return page
 }

@@ -148,3 +148,21 @@ func TestReplayMarksSilentRequests(t *testing.T) {
 		t.Errorf("want the silent request marked after the cancel:\n%s", out)
 	}
 }
+
+// TestReplayWritesAPage: --html writes the run's page, with the entry's
+// violation and its witness events highlighted.
+func TestReplayWritesAPage(t *testing.T) {
+	matches, _ := filepath.Glob("../../corpus/wait-ignores-cancel-*.json")
+	out := filepath.Join(t.TempDir(), "page", "run.html")
+	if status, text, errOut := simrun("replay", matches[0], "--html", out); status != exitViolation {
+		t.Fatalf("status %d\n%s%s", status, text, errOut)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(raw)
+	if !strings.Contains(page, "<b>cancelled-turn-never-retries</b>") || !strings.Contains(page, `class="witness"`) {
+		t.Errorf("the page lacks the violation or its witnesses")
+	}
+}
