@@ -16,7 +16,7 @@ import (
 )
 
 const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--runs N] [--seed S]
-                     [--assert 'FIGURE<BOUND'…] [--json] [--html OUT.html]
+                     [--assert 'FIGURE<BOUND'…] [--json] [--html OUT.html] [--trace OUT.jsonl]
 
 Runs N one-request turns under each policy (a DSH RetryPolicyConfig; the
 word "default" names DSH's default) against a fault environment, on the
@@ -57,6 +57,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	seed := fs.String("seed", "1", "the first turn's seed; turn i uses seed+i under every policy")
 	asJSON := fs.Bool("json", false, "print one JSON report per policy")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML page of the reports here")
+	trace := fs.String("trace", "", "with one --policy and --runs 1: write that turn's v1 session log here")
 	var asserts policyFlags
 	fs.Var(&asserts, "assert", "FIGURE<BOUND (or <=, >, >=) that every policy's report must keep, e.g. exhaustion<0.001 (repeatable)")
 	rest, err := parseInterspersed(fs, args)
@@ -104,6 +105,14 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		resolved = append(resolved, p)
 	}
+	if *trace != "" {
+		if len(resolved) != 1 || *runs != 1 {
+			return fail("--trace writes one turn's log: give one --policy and --runs 1")
+		}
+		if err := (budget.Config{Policy: resolved[0], Env: env}).Trace(first, *trace); err != nil {
+			return fail("--trace: %v", err)
+		}
+	}
 	status := exitClean
 	var named []budget.Named
 	for i, p := range resolved {
@@ -116,7 +125,14 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			b, _ := json.Marshal(budgetJSON(policies[i], r))
 			fmt.Fprintf(stdout, "%s\n", b)
 		} else {
-			printBudget(stdout, policies[i], r)
+			reproduce := func(seed uint64) string {
+				line := fmt.Sprintf("simrun budget --policy %s", policies[i])
+				if *envFile != "" {
+					line += " --env " + *envFile
+				}
+				return line + fmt.Sprintf(" --seed %#x --runs 1 --trace turn.jsonl && simrun check --view turn.jsonl", seed)
+			}
+			printBudget(stdout, policies[i], r, reproduce)
 		}
 		for _, c := range checks {
 			ok, v := c.Holds(r)
@@ -150,7 +166,7 @@ func loadPolicy(name string) (*loop.RetryPolicy, error) {
 	return p, nil
 }
 
-func printBudget(w io.Writer, name string, r budget.Report) {
+func printBudget(w io.Writer, name string, r budget.Report, reproduce func(uint64) string) {
 	fmt.Fprintf(w, "policy %s\n", name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  turns\t%d\n", r.Turns)
@@ -173,7 +189,7 @@ func printBudget(w io.Writer, name string, r budget.Report) {
 	tw.Flush()
 	for _, t := range r.Violations {
 		v := faults.Principal(t.Violations)
-		fmt.Fprintf(w, "  seed %#x: %s: %s\n", t.Seed, v.Invariant, v.Message)
+		fmt.Fprintf(w, "  seed %#x: %s: %s\n    reproduce: %s\n", t.Seed, v.Invariant, v.Message, reproduce(t.Seed))
 	}
 }
 

@@ -73,3 +73,18 @@ func TestBudgetAssert(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetTrace: one turn's log, as a violation's reproduction line
+// asks for, reads back clean; --trace over many turns is refused.
+func TestBudgetTrace(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "turn.jsonl")
+	if status, _, errOut := simrun("budget", "--policy", "default", "--seed", "0x2a", "--runs", "1", "--trace", out); status != exitClean {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	if status, text, _ := simrun("check", out); status != exitClean || !strings.Contains(text, "1 files, 0 violations, 0 errors") {
+		t.Errorf("the trace checks with status %d:\n%s", status, text)
+	}
+	if status, _, errOut := simrun("budget", "--policy", "default", "--runs", "5", "--trace", out); status != exitUsage || !strings.Contains(errOut, "--runs 1") {
+		t.Errorf("--trace over 5 turns: status %d, %q", status, errOut)
+	}
+}
