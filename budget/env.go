@@ -22,6 +22,19 @@ type Environment struct {
 	Bursts *Bursts `json:"bursts"`
 	// LatencyMs, when set, is every request's latency.
 	LatencyMs *Distribution `json:"latencyMs"`
+	// Workload, when set, makes each turn several steps: ToolSteps tool
+	// calls whose results of ResultChars characters grow the history, then
+	// the answer; with ContextWindow (tokens) the model rejects a request
+	// whose history is larger (natural overflow), which compaction can
+	// recover from.
+	Workload *Workload `json:"workload"`
+}
+
+// Workload is the shape of a turn.
+type Workload struct {
+	ToolSteps     int `json:"toolSteps"`
+	ResultChars   int `json:"resultChars"`
+	ContextWindow int `json:"contextWindow"`
 }
 
 // Bursts is the bad state of a Gilbert–Elliott provider.
@@ -132,6 +145,16 @@ func ParseEnvironment(raw []byte) (*Environment, error) {
 	if env.LatencyMs != nil {
 		if err := env.LatencyMs.validate("latencyMs"); err != nil {
 			return nil, err
+		}
+	}
+	if w := env.Workload; w != nil {
+		switch {
+		case w.ToolSteps < 0 || w.ToolSteps > 100:
+			return nil, fmt.Errorf("workload.toolSteps: must be in [0,100], got %d", w.ToolSteps)
+		case w.ResultChars < 0:
+			return nil, fmt.Errorf("workload.resultChars: must not be negative, got %d", w.ResultChars)
+		case w.ContextWindow < 0:
+			return nil, fmt.Errorf("workload.contextWindow: must not be negative, got %d", w.ContextWindow)
 		}
 	}
 	for i, o := range env.Outages {

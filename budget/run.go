@@ -2,9 +2,11 @@ package budget
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -28,9 +30,22 @@ type Turn struct {
 // the environment, and request-error listeners of the policy author's own
 // beside llm-retry.
 type Config struct {
-	Policy    *loop.RetryPolicy
-	Env       *Environment
-	Listeners []Listener
+	Policy *loop.RetryPolicy
+	// Compaction, when set, installs compaction-basic with these settings;
+	// Order is then the listener order of llm-retry ("retry") and
+	// compaction-basic ("compaction"), outermost first (default: retry
+	// first).
+	Compaction *compact.Config
+	Order      []string
+	Env        *Environment
+	Listeners  []Listener
+}
+
+func (c Config) order() []string {
+	if len(c.Order) > 0 {
+		return c.Order
+	}
+	return []string{sim.ListenerRetry, sim.ListenerCompaction}
 }
 
 // Listener is a policy author's request-error listener: Go code, placed in
@@ -97,10 +112,12 @@ func (c Config) world(seed uint64) (*sim.Scenario, sim.Options) {
 	s := &sim.Scenario{Name: fmt.Sprintf("budget-%#x", seed), Provider: "mock", Model: "mock-model", ContextWindow: 128000,
 		RetryPolicy: p, ListenerOrder: []string{sim.ListenerRetry}, Seed: &seed, StreamIdleTimeoutMs: 300000,
 		MaxEvents: 10000, Inputs: []sim.Input{{Kind: "send", Text: "hello", Trigger: sim.Trigger{Nth: 1}}}}
+	// Each step's attempts draw, in this order: the burst state's step,
+	// the failure, its Retry-After, the latency; failures until one
+	// attempt succeeds or the policy's attempts are used up, then the
+	// step's answer (a tool call before the last step, text at the end).
 	bad := false
-	for range attempts {
-		// Each attempt draws, in this order: the burst state's step, the
-		// failure, its Retry-After, the latency.
+	draw := func() sim.Outcome {
 		failures := env.Failures
 		if b := env.Bursts; b != nil {
 			u := draws.Float64()
@@ -111,21 +128,49 @@ func (c Config) world(seed uint64) (*sim.Scenario, sim.Options) {
 				failures = b.Failures
 			}
 		}
-		out := sim.Outcome{Text: ptr("ok")}
+		var out sim.Outcome
 		for _, f := range failures {
 			if draws.Float64() < f.P {
-				fail := failure(f.Code, f.Status)
+				out.Fail = failure(f.Code, f.Status)
 				if f.RetryAfterMs != nil {
-					fail.ProviderRetryAfterMs = ptr(f.RetryAfterMs.draw(draws.Float64()))
+					out.Fail.ProviderRetryAfterMs = ptr(f.RetryAfterMs.draw(draws.Float64()))
 				}
-				out = sim.Outcome{Fail: fail}
 				break
 			}
 		}
 		if env.LatencyMs != nil {
 			out.LatencyMs = env.LatencyMs.draw(draws.Float64())
 		}
+		return out
+	}
+	steps := 1
+	if w := env.Workload; w != nil {
+		steps += w.ToolSteps
+		if w.ContextWindow > 0 {
+			s.ContextWindow, s.EnforceContextWindow = w.ContextWindow, true
+		}
+	}
+	for step := range steps {
+		out := draw()
+		for a := 1; out.Fail != nil && a < attempts; a++ {
+			s.Requests = append(s.Requests, out)
+			out = draw()
+		}
+		if out.Fail != nil { // every attempt the policy allows failed
+			s.Requests = append(s.Requests, out)
+			break
+		}
+		if step < steps-1 {
+			out.ToolCalls = []sim.ToolCallSpec{{Name: "read", Arguments: fmt.Sprintf(`{"path":"notes-%d.md"}`, step+1),
+				Result: strings.Repeat("x", env.Workload.ResultChars)}}
+		} else {
+			out.Text = ptr("ok")
+		}
 		s.Requests = append(s.Requests, out)
+	}
+	if c.Compaction != nil {
+		s.Compaction = c.Compaction
+		s.ListenerOrder = c.order()
 	}
 	for _, o := range env.Outages {
 		s.Outages = append(s.Outages, sim.Outage{FromMs: o.FromMs, ToMs: o.FromMs + o.ForMs, Fail: *failure(o.Code, o.Status)})
@@ -143,7 +188,11 @@ func (c Config) world(seed uint64) (*sim.Scenario, sim.Options) {
 				inner = append(inner, name)
 			}
 		}
-		s.ListenerOrder = append(append(outer, sim.ListenerRetry), inner...)
+		base := []string{sim.ListenerRetry}
+		if c.Compaction != nil {
+			base = c.order()
+		}
+		s.ListenerOrder = append(append(outer, base...), inner...)
 	}
 	return s, opts
 }
@@ -173,7 +222,8 @@ type Report struct {
 	RecoveryHistogram []Bin
 	// BoundLo, BoundHi are RecoveryBounds (BoundHi is +Inf in always mode).
 	BoundLo, BoundHi float64
-	// Amplification is requests per turn over the fault-free world's one.
+	// Amplification is requests per turn over the fault-free world's (one
+	// per step).
 	Amplification float64
 	// Violations are the turns the oracle failed.
 	Violations []Turn
@@ -223,6 +273,10 @@ func (c Config) Run(seed uint64, runs int) Report {
 		r.RecoveryMax = rec[len(rec)-1]
 	}
 	r.BoundLo, r.BoundHi, _ = RecoveryBounds(c.Policy)
-	r.Amplification = float64(requests) / float64(max(runs, 1))
+	steps := 1
+	if c.Env != nil && c.Env.Workload != nil {
+		steps += c.Env.Workload.ToolSteps
+	}
+	r.Amplification = float64(requests) / float64(max(runs, 1)*steps)
 	return r
 }

@@ -159,3 +159,47 @@ func TestDistributions(t *testing.T) {
 		t.Errorf("a reversed range: %v", err)
 	}
 }
+
+// TestCompactionBundleUnderNaturalOverflow: tool results outgrow a small
+// context window; a plain retry policy (no compaction) loses every turn to
+// the overflow, a bundle that installs compaction-basic recovers them.
+func TestCompactionBundleUnderNaturalOverflow(t *testing.T) {
+	env := &Environment{Workload: &Workload{ToolSteps: 3, ResultChars: 4000, ContextWindow: 2500}}
+	plain, err := ParsePolicy([]byte(`{"mode":"normal","maxRetries":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, err := ParsePolicy([]byte(`{"retryPolicy":{"mode":"normal","maxRetries":2},"compaction":{"maxOverflowRetries":1},"listenerOrder":["compaction","retry"]}`))
+	if err != nil || bundle.Compaction == nil {
+		t.Fatalf("bundle %+v, %v", bundle, err)
+	}
+	plain.Env, bundle.Env = env, env
+	if r := plain.Run(1, 100); r.Completed != 0 || len(r.Violations) > 0 {
+		t.Errorf("without compaction: %d of 100 completed, %d violations", r.Completed, len(r.Violations))
+	}
+	r := bundle.Run(1, 100)
+	if r.Completed != 100 || len(r.Violations) > 0 {
+		t.Errorf("with compaction: %d of 100 completed, %d violations", r.Completed, len(r.Violations))
+	}
+	if r.Amplification <= 1 {
+		t.Errorf("compaction's retries should amplify requests, got %v", r.Amplification)
+	}
+}
+
+// TestParsePolicyErrors: a bundle's errors name the field.
+func TestParsePolicyErrors(t *testing.T) {
+	tests := []struct{ why, raw, want string }{
+		{"a bad jitter in a bundle", `{"retryPolicy":{"backoff":{"jitterRatio":3}}}`, "retryPolicy.backoff.jitterRatio"},
+		{"an unknown bundle field", `{"retryPolicy":{},"requests":[]}`, "requests: unknown field of a policy bundle"},
+		{"a bad plain policy", `{"mode":"sometimes"}`, "mode"},
+	}
+	for _, tt := range tests {
+		_, err := ParsePolicy([]byte(tt.raw))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.why, err, tt.want)
+		}
+	}
+	if _, err := ParseEnvironment([]byte(`{"workload":{"toolSteps":-1}}`)); err == nil || !strings.HasPrefix(err.Error(), "workload.toolSteps: ") {
+		t.Errorf("a negative tool step count: %v", err)
+	}
+}

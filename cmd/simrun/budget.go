@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/turnsim/turnsim/budget"
 	"github.com/turnsim/turnsim/faults"
-	"github.com/turnsim/turnsim/loop"
-	"github.com/turnsim/turnsim/loop/retry"
 )
 
 const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--runs N] [--seed S]
@@ -97,26 +94,27 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		checks = append(checks, c)
 	}
-	var resolved []*loop.RetryPolicy
+	var resolved []budget.Config
 	for _, name := range policies {
-		p, err := loadPolicy(name)
+		c, err := budget.LoadPolicy(name)
 		if err != nil {
 			return fail("%v", err)
 		}
-		resolved = append(resolved, p)
+		c.Env = env
+		resolved = append(resolved, c)
 	}
 	if *trace != "" {
 		if len(resolved) != 1 || *runs != 1 {
 			return fail("--trace writes one turn's log: give one --policy and --runs 1")
 		}
-		if err := (budget.Config{Policy: resolved[0], Env: env}).Trace(first, *trace); err != nil {
+		if err := resolved[0].Trace(first, *trace); err != nil {
 			return fail("--trace: %v", err)
 		}
 	}
 	status := exitClean
 	var named []budget.Named
-	for i, p := range resolved {
-		r := budget.Run(p, env, first, *runs)
+	for i, c := range resolved {
+		r := c.Run(first, *runs)
 		named = append(named, budget.Named{Policy: policies[i], Report: r})
 		if len(r.Violations) > 0 {
 			status = exitViolation
@@ -151,21 +149,6 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-func loadPolicy(name string) (*loop.RetryPolicy, error) {
-	if name == "default" {
-		return retry.DefaultPolicy(), nil
-	}
-	raw, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	p, err := retry.ParsePolicy(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	return p, nil
-}
-
 func printBudget(w io.Writer, name string, r budget.Report, reproduce func(uint64) string) {
 	fmt.Fprintf(w, "policy %s\n", name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -177,7 +160,7 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(uint6
 	fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g)\n", r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi)
 	fmt.Fprintf(tw, "  recovery ms\tp50 %s  p90 %s  p99 %s  max %s\n", num(r.RecoveryP50), num(r.RecoveryP90), num(r.RecoveryP99), num(r.RecoveryMax))
 	fmt.Fprintf(tw, "  waits of an exhausted turn, from the policy, ms\t%s … %s\n", num(r.BoundLo), num(r.BoundHi))
-	fmt.Fprintf(tw, "  amplification\t%.4g requests per turn\n", r.Amplification)
+	fmt.Fprintf(tw, "  amplification\t%.4g × the fault-free world's requests\n", r.Amplification)
 	var hist []string
 	for n, c := range r.Attempts {
 		if c > 0 {

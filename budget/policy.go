@@ -1,0 +1,69 @@
+package budget
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// bundleKeys are the scenario fields a policy bundle may set.
+var bundleKeys = []string{"retryPolicy", "compaction", "listenerOrder"}
+
+// LoadPolicy reads a policy file into a configuration's policy part: a
+// DSH RetryPolicyConfig (SPEC 3.1), or a scenario-style bundle of
+// retryPolicy, compaction and listenerOrder (compaction-basic installed
+// with its settings; "compaction": false leaves it out). "default" is
+// DSH's default RetryPolicyConfig.
+func LoadPolicy(path string) (Config, error) {
+	if path == "default" {
+		return Config{Policy: retry.DefaultPolicy()}, nil
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	c, err := ParsePolicy(raw)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParsePolicy reads a RetryPolicyConfig or a bundle (see LoadPolicy).
+func ParsePolicy(raw []byte) (Config, error) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) == nil && isBundle(fields) {
+		for k := range fields {
+			if !slices.Contains(bundleKeys, k) {
+				return Config{}, fmt.Errorf("%s: unknown field of a policy bundle (it takes %v)", k, bundleKeys)
+			}
+		}
+		// A bundle is a scenario's policy part: the scenario reader checks
+		// it, and names the field of any error.
+		fields["name"] = json.RawMessage(`"policy-bundle"`)
+		scenario, _ := json.Marshal(fields)
+		s, err := sim.ParseScenario(scenario)
+		if err != nil {
+			return Config{}, err
+		}
+		return Config{Policy: s.RetryPolicy, Compaction: s.Compaction, Order: s.ListenerOrder}, nil
+	}
+	p, err := retry.ParsePolicy(raw)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Policy: p}, nil
+}
+
+func isBundle(fields map[string]json.RawMessage) bool {
+	for _, k := range bundleKeys {
+		if _, ok := fields[k]; ok {
+			return true
+		}
+	}
+	return false
+}
