@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 )
 
 // Environment is the provider a policy faces.
@@ -188,4 +190,61 @@ func validateFailures(path string, failures []Failure) error {
 		}
 	}
 	return nil
+}
+
+// ParseFailFlag reads the command line's short form of a failure,
+// CODE[/STATUS]=P: "SERVER/503=0.2".
+func ParseFailFlag(s string) (Failure, error) {
+	spec, p, ok := strings.Cut(s, "=")
+	if !ok {
+		return Failure{}, fmt.Errorf("%q: want CODE[/STATUS]=P, e.g. SERVER/503=0.2", s)
+	}
+	var f Failure
+	f.Code = spec
+	if code, status, ok := strings.Cut(spec, "/"); ok {
+		n, err := strconv.Atoi(status)
+		if err != nil || n <= 0 {
+			return Failure{}, fmt.Errorf("%q: status %q is not a positive integer", s, status)
+		}
+		f.Code, f.Status = code, n
+	}
+	v, err := strconv.ParseFloat(p, 64)
+	if err != nil {
+		return Failure{}, fmt.Errorf("%q: probability %q is not a number", s, p)
+	}
+	f.P = v
+	switch {
+	case f.Code == "":
+		return Failure{}, fmt.Errorf("%q: the code is missing", s)
+	case !(v >= 0 && v <= 1):
+		return Failure{}, fmt.Errorf("%q: the probability must be in [0,1], got %v", s, v)
+	}
+	return f, nil
+}
+
+// ParseOutageFlag reads the short form of an outage, FROM+FOR in
+// milliseconds with an optional CODE[/STATUS]@ prefix (default SERVER/503):
+// "0+20000", "RATE_LIMIT/429@5000+3000".
+func ParseOutageFlag(s string) (Outage, error) {
+	o := Outage{Code: "SERVER", Status: 503}
+	window := s
+	if spec, rest, ok := strings.Cut(s, "@"); ok {
+		window = rest
+		o.Code, o.Status = spec, 0
+		if code, status, ok := strings.Cut(spec, "/"); ok {
+			n, err := strconv.Atoi(status)
+			if err != nil || n <= 0 {
+				return Outage{}, fmt.Errorf("%q: status %q is not a positive integer", s, status)
+			}
+			o.Code, o.Status = code, n
+		}
+	}
+	from, length, ok := strings.Cut(window, "+")
+	var err1, err2 error
+	o.FromMs, err1 = strconv.ParseFloat(from, 64)
+	o.ForMs, err2 = strconv.ParseFloat(length, 64)
+	if !ok || err1 != nil || err2 != nil || o.Code == "" || !(o.FromMs >= 0) || !(o.ForMs > 0) {
+		return Outage{}, fmt.Errorf("%q: want [CODE[/STATUS]@]FROM+FOR in ms with FOR > 0, e.g. 0+20000", s)
+	}
+	return o, nil
 }

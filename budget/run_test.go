@@ -203,3 +203,32 @@ func TestParsePolicyErrors(t *testing.T) {
 		t.Errorf("a negative tool step count: %v", err)
 	}
 }
+
+// TestFlagForms: the command line's short forms of a failure and an
+// outage, and their errors.
+func TestFlagForms(t *testing.T) {
+	f, err := ParseFailFlag("SERVER/503=0.2")
+	if err != nil || f != (Failure{Code: "SERVER", Status: 503, P: 0.2}) {
+		t.Errorf("SERVER/503=0.2: %+v, %v", f, err)
+	}
+	if f, err := ParseFailFlag("AUTH=0.01"); err != nil || f.Code != "AUTH" || f.Status != 0 {
+		t.Errorf("AUTH=0.01: %+v, %v", f, err)
+	}
+	o, err := ParseOutageFlag("0+20000")
+	if err != nil || o != (Outage{FromMs: 0, ForMs: 20000, Code: "SERVER", Status: 503}) {
+		t.Errorf("0+20000: %+v, %v", o, err)
+	}
+	if o, err := ParseOutageFlag("RATE_LIMIT/429@5000+3000"); err != nil || o.Code != "RATE_LIMIT" || o.Status != 429 || o.FromMs != 5000 {
+		t.Errorf("RATE_LIMIT/429@5000+3000: %+v, %v", o, err)
+	}
+	for _, bad := range []string{"SERVER", "SERVER=2", "=0.1", "SERVER/x=0.1"} {
+		if _, err := ParseFailFlag(bad); err == nil {
+			t.Errorf("--fail %q accepted", bad)
+		}
+	}
+	for _, bad := range []string{"20000", "0+0", "-5+10", "@0+10", "X/y@0+10"} {
+		if _, err := ParseOutageFlag(bad); err == nil {
+			t.Errorf("--outage %q accepted", bad)
+		}
+	}
+}

@@ -12,7 +12,8 @@ import (
 	"github.com/turnsim/turnsim/faults"
 )
 
-const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--runs N] [--seed S]
+const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--fail CODE[/STATUS]=P…]
+                     [--outage [CODE[/STATUS]@]FROM+FOR…] [--runs N] [--seed S]
                      [--assert 'FIGURE<BOUND'…] [--json] [--html OUT.html] [--trace OUT.jsonl]
 
 Runs N one-request turns under each policy (a DSH RetryPolicyConfig; the
@@ -25,8 +26,9 @@ p99, max) beside the bounds that follow from the policy alone; request
 amplification; oracle violations, with their reproduction.
 
 An environment file: {"failures": [{"code": "SERVER", "status": 503, "p": 0.2}],
-"outages": [{"fromMs": 0, "forMs": 20000, "code": "SERVER"}]}. Without
---env, no request fails.
+"outages": [{"fromMs": 0, "forMs": 20000, "code": "SERVER"}]}. --fail and
+--outage add the common cases to it (or make one): --fail SERVER/503=0.2,
+--outage 0+20000. Without any, no request fails.
 
 --assert 'exhaustion<0.001' --assert 'p99_recovery_ms<20000' makes the
 exit status 1 when a policy's report breaks a bound, so budgets can be
@@ -50,6 +52,9 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	var policies policyFlags
 	fs.Var(&policies, "policy", "a DSH RetryPolicyConfig JSON file, or \"default\" (repeat to compare)")
 	envFile := fs.String("env", "", "the fault environment JSON file")
+	var fails, outages policyFlags
+	fs.Var(&fails, "fail", "add an independent failure CODE[/STATUS]=P to the environment, e.g. SERVER/503=0.2 (repeatable)")
+	fs.Var(&outages, "outage", "add an outage [CODE[/STATUS]@]FROM+FOR in ms (default SERVER/503), e.g. 0+20000 (repeatable)")
 	runs := fs.Int("runs", 10000, "turns per policy")
 	seed := fs.String("seed", "1", "the first turn's seed; turn i uses seed+i under every policy")
 	asJSON := fs.Bool("json", false, "print one JSON report per policy")
@@ -85,6 +90,20 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		if env, err = budget.LoadEnvironment(*envFile); err != nil {
 			return fail("%v", err)
 		}
+	}
+	for _, f := range fails {
+		parsed, err := budget.ParseFailFlag(f)
+		if err != nil {
+			return fail("--fail %v", err)
+		}
+		env.Failures = append(env.Failures, parsed)
+	}
+	for _, o := range outages {
+		parsed, err := budget.ParseOutageFlag(o)
+		if err != nil {
+			return fail("--outage %v", err)
+		}
+		env.Outages = append(env.Outages, parsed)
 	}
 	var checks []budget.Bound
 	for _, a := range asserts {
