@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/turnsim/turnsim/loop/session"
 )
@@ -44,7 +45,9 @@ type Span struct {
 	Lane         string
 	FromMs, ToMs float64
 	Kind, Label  string
-	FirstSeq     int64
+	// Tag is drawn on the chart: a failed attempt's code, an action.
+	Tag      string
+	FirstSeq int64
 }
 
 // Lanes are the chart's rows, top to bottom.
@@ -81,11 +84,16 @@ func Spans(r Run) []Span {
 		if end >= 0 {
 			to = at(end)
 		}
-		out = append(out, Span{Lane: "attempts", FromMs: q.TimeMs, ToMs: to, Kind: kind,
+		tag := ""
+		if kind == "failed" {
+			tag = label
+		}
+		out = append(out, Span{Lane: "attempts", FromMs: q.TimeMs, ToMs: to, Kind: kind, Tag: tag,
 			Label: fmt.Sprintf("t%d s%d attempt %d: %s", q.Turn, q.Step, q.Attempt, label), FirstSeq: q.Seq})
 	}
 	for _, m := range r.Marks {
-		out = append(out, Span{Lane: "world", FromMs: m.TimeMs, ToMs: m.TimeMs, Kind: "action", Label: m.Text, FirstSeq: m.Seq})
+		tag, _, _ := strings.Cut(m.Text, " ")
+		out = append(out, Span{Lane: "world", FromMs: m.TimeMs, ToMs: m.TimeMs, Kind: "action", Label: m.Text, Tag: tag, FirstSeq: m.Seq})
 	}
 	slices.SortStableFunc(out, func(a, b Span) int { return slices.Index(Lanes, a.Lane) - slices.Index(Lanes, b.Lane) })
 	return out
@@ -142,10 +150,12 @@ type LaneRow struct {
 	Y    float64
 }
 
-// PlacedSpan is a span with its geometry.
+// PlacedSpan is a span with its geometry, and the short tag drawn on it:
+// a failed attempt's code, a world action's name.
 type PlacedSpan struct {
 	Span
 	X, Y, W float64
+	Tag     string
 }
 
 const (
@@ -167,7 +177,7 @@ func Place(spans []Span) Chart {
 	}
 	for _, s := range spans {
 		y := float64(slices.Index(Lanes, s.Lane)) * laneHeight
-		c.Bars = append(c.Bars, PlacedSpan{Span: s, X: labelWidth + s.FromMs*scale, Y: y + 4, W: max((s.ToMs-s.FromMs)*scale, 2)})
+		c.Bars = append(c.Bars, PlacedSpan{Span: s, X: labelWidth + s.FromMs*scale, Y: y + 4, W: max((s.ToMs-s.FromMs)*scale, 2), Tag: s.Tag})
 	}
 	return c
 }
@@ -176,7 +186,7 @@ var runPage = template.Must(template.New("run").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Run.Title}}</title>
 <style>
 body{font:14px system-ui,sans-serif;margin:24px;color:#222}
-svg text{font-size:11px;fill:#444}
+svg text{font-size:11px;fill:#444}svg text.tag{font-size:10px;fill:#111}
 .ok,.completed,.wait{fill:#5a9a5a}.failed,.error{fill:#c0504d}.cut,.cancelled,.aborted{fill:#d9a13b}
 .action{fill:#6b4fb5}.max-tokens{fill:#7aa0c8}
 table{border-collapse:collapse}td,th{padding:1px 10px 1px 0;text-align:left;vertical-align:top}
@@ -188,6 +198,7 @@ tr.witness td{background:#fde2e1;font-weight:600}
 <svg width="{{.Chart.Width}}" height="{{.Chart.Height}}" role="img" aria-label="timeline">
 {{range .Chart.Lanes}}<text x="0" y="{{.Y}}" dy="18">{{.Name}}</text>
 {{end}}{{range .Chart.Bars}}<rect class="{{.Kind}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="20"><title>{{.Label}} ({{printf "%.1f" .FromMs}}–{{printf "%.1f" .ToMs}} ms, seq {{.FirstSeq}})</title></rect>
+{{if .Tag}}<text class="tag" x="{{.X}}" y="{{.Y}}" dx="3" dy="14">{{.Tag}}</text>{{end}}
 {{end}}</svg>
 <h2>View nodes</h2>
 {{if .Run.Nodes}}<ul>{{range .Run.Nodes}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>none</p>{{end}}

@@ -56,6 +56,13 @@ func TestSpansOfACancelInsideAWait(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("spans (-want +got):\n%s", diff)
 	}
+	var tags []string
+	for _, sp := range timeline.Spans(r) {
+		tags = append(tags, sp.Tag)
+	}
+	if diff := cmp.Diff([]string{"", "SERVER", "SERVER", "", "", "send", "cancel"}, tags); diff != "" {
+		t.Errorf("tags drawn on the bars (-want +got):\n%s", diff)
+	}
 	c := timeline.Place(timeline.Spans(r))
 	if c.TopMs != 1200 || c.Bars[0].W != 1000 || c.Bars[4].X != c.Bars[0].X+1000*500/1200.0 {
 		t.Errorf("placement: top %v, turn width %v, cancelled wait at x %v", c.TopMs, c.Bars[0].W, c.Bars[4].X)
