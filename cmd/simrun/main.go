@@ -35,6 +35,7 @@ commands:
   shrink        one seed's (or entry's) failing plan, made minimal
   hunt          run the search against every mutant of the zoo: seeds and
                 time to find each, the size of its shrunk reproduction
+  merge FILE…   merge the --json output of sharded runs (run --shard i/n)
   budget --policy FILE [--env FILE]
                 what a retry policy buys under a fault environment:
                 exhaustion with its interval, recovery time, attempts
@@ -84,6 +85,8 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		return runHunt(args[1:], stdout, stderr)
 	case "budget":
 		return runBudget(args[1:], stdout, stderr)
+	case "merge":
+		return runMerge(args[1:], stdout, stderr)
 	case "serve":
 		return runServe(args[1:], stdout, stderr)
 	case "conformance":

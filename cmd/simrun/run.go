@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -64,6 +66,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	corpus := fs.String("corpus", "corpus", "the corpus folder: replayed first, failures written there")
 	asJSON := fs.Bool("json", false, "print one JSON object per violation and corpus entry, then a summary object")
 	sample := fs.Float64("determinism-sample", 0.05, "the share of seeds run twice to check that they reproduce byte for byte")
+	shardFlag := fs.String("shard", "", "run only the seeds whose index ≡ i (mod n), as i/n (default from JOB_COMPLETION_INDEX and JOB_COMPLETION_COUNT); merge the shards' --json with simrun merge")
 	stats := fs.Bool("stats", false, "print how often each fault kind, choice point and invariant precondition was exercised, and warn about any never hit")
 	var sf seedFlags
 	sf.register(fs)
@@ -87,11 +90,20 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun run: %v\n", errOr(err, "--seeds and -j must be positive"))
 		return exitUsage
 	}
+	shard, err := parseShard(*shardFlag, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun run: %v\n", err)
+		return exitUsage
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	out := &runPrinter{w: stdout, json: *asJSON}
-	corpusBad, corpusViolations := replayCorpus(*corpus, sf.mutant, opts, out)
+	// The corpus is replayed once across shards: by shard 0.
+	corpusBad, corpusViolations := 0, 0
+	if shard.index == 0 {
+		corpusBad, corpusViolations = replayCorpus(*corpus, sf.mutant, opts, out)
+	}
 
 	began := time.Now()
 	var deadline time.Time
@@ -99,9 +111,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		deadline = began.Add(*duration)
 		count = ^uint64(0) - first
 	}
-	r := &seedRunner{first: first, count: count, deadline: deadline, overrides: overrides, opts: opts,
-		flags: sf, corpus: *corpus, sample: *sample, stats: *stats}
-	progress := newProgress(stderr, count, *duration)
+	r := &seedRunner{first: first, count: shard.count(count), deadline: deadline, overrides: overrides, opts: opts,
+		flags: sf, corpus: *corpus, sample: *sample, stats: *stats, shard: shard}
+	progress := newProgress(stderr, r.count, *duration)
 	// Only counts are kept: memory stays flat in the number of seeds.
 	var runs, events, violations, internal int
 	var coverage faults.Coverage
@@ -139,8 +151,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		b, _ := json.Marshal(map[string]any{"runs": runs, "violations": violations, "events": events,
-			"corpusErrors": corpusBad, "interrupted": ctx.Err() != nil})
+		summary := map[string]any{"runs": runs, "violations": violations, "events": events,
+			"corpusErrors": corpusBad, "interrupted": ctx.Err() != nil}
+		if shard.of > 1 {
+			summary["shard"] = shard.String()
+		}
+		b, _ := json.Marshal(summary)
 		fmt.Fprintf(stdout, "%s\n", b)
 		fmt.Fprintln(stderr, summary)
 	} else {
@@ -175,6 +191,7 @@ type seedRunner struct {
 	corpus       string
 	sample       float64
 	stats        bool
+	shard        shard
 }
 
 // run hands each result to emit, in seed order, under a lock; it holds
@@ -204,7 +221,7 @@ func (r *seedRunner) run(ctx context.Context, workers int, emit func(*seedResult
 				if !ok {
 					return
 				}
-				res := r.safely(r.first + i)
+				res := r.safely(r.first + r.shard.seedIndex(i))
 				mu.Lock()
 				done[i] = res
 				for done[emitted] != nil { // emit in seed order
@@ -413,4 +430,52 @@ func (p *progress) done() {
 	if p.on {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
+}
+
+// shard is this process's share of a run: the seed indices ≡ index (mod
+// of). The zero value and 0/1 are the whole run.
+type shard struct{ index, of uint64 }
+
+func (s shard) String() string { return fmt.Sprintf("%d/%d", s.index, s.of) }
+
+// count is how many of n seed indices fall to this shard.
+func (s shard) count(n uint64) uint64 {
+	if s.of <= 1 {
+		return n
+	}
+	if s.index >= n {
+		return 0
+	}
+	return (n-s.index-1)/s.of + 1
+}
+
+// seedIndex is the run-wide index of this shard's k-th seed.
+func (s shard) seedIndex(k uint64) uint64 {
+	if s.of <= 1 {
+		return k
+	}
+	return s.index + k*s.of
+}
+
+// parseShard reads --shard i/n, or else Kubernetes Indexed Jobs'
+// JOB_COMPLETION_INDEX with JOB_COMPLETION_COUNT.
+func parseShard(flag string, getenv func(string) string) (shard, error) {
+	text, from := flag, "--shard"
+	if text == "" {
+		index, count := getenv("JOB_COMPLETION_INDEX"), getenv("JOB_COMPLETION_COUNT")
+		if index == "" && count == "" {
+			return shard{0, 1}, nil
+		}
+		if index == "" || count == "" {
+			return shard{}, errors.New("JOB_COMPLETION_INDEX and JOB_COMPLETION_COUNT go together (set both, or --shard i/n)")
+		}
+		text, from = index+"/"+count, "JOB_COMPLETION_INDEX/JOB_COMPLETION_COUNT"
+	}
+	i, n, ok := strings.Cut(text, "/")
+	index, err1 := strconv.ParseUint(i, 10, 64)
+	of, err2 := strconv.ParseUint(n, 10, 64)
+	if !ok || err1 != nil || err2 != nil || of == 0 || index >= of {
+		return shard{}, fmt.Errorf("%s %q: want i/n with 0 ≤ i < n, e.g. 0/4", from, text)
+	}
+	return shard{index, of}, nil
 }
