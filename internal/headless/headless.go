@@ -7,6 +7,7 @@ package headless
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -64,5 +65,31 @@ func Load(t testing.TB, path string) Page {
 	page.DOM, logs = run("--dump-dom")
 	_, more := run("--screenshot="+page.Screenshot, "--window-size=1280,1024")
 	page.Errors = consoleError.FindAllString(logs+more, -1)
+	return page
+}
+
+// Check is what every page test asks of a generated page: it is
+// self-contained (no script, no network reference), and it loads in
+// Chromium without console errors and with a screenshot. It returns the
+// loaded page for the test's own assertions on the rendered DOM.
+func Check(t testing.TB, name string, html []byte) Page {
+	t.Helper()
+	for _, banned := range []string{"<script", "http://", "https://"} {
+		if bytes.Contains(html, []byte(banned)) {
+			t.Errorf("%s contains %q: a page must be self-contained", name, banned)
+		}
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, html, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := Load(t, path)
+	if len(page.Errors) > 0 {
+		t.Errorf("%s logged errors: %v", name, page.Errors)
+	}
+	if fi, err := os.Stat(page.Screenshot); err != nil || fi.Size() == 0 {
+		t.Errorf("%s: no screenshot: %v", name, err)
+	}
+	t.Logf("%s: screenshot %s", name, page.Screenshot)
 	return page
 }
