@@ -88,17 +88,10 @@ func (c Config) Turn(seed uint64) Turn {
 	return t
 }
 
-// Scenario is turn seed's world: a one-request turn whose attempts fail
-// as drawn from the environment's stream for that seed, the environment's
-// outages, and jitter from the seed's own stream. The same seed draws the
-// same failures whatever the policy, so policies compare on equal terms.
-func Scenario(p *loop.RetryPolicy, env *Environment, seed uint64) *sim.Scenario {
-	s, _ := Config{Policy: p, Env: env}.world(seed)
-	return s
-}
-
 // world is turn seed's scenario, and the options that install the
-// author's listeners in it.
+// author's listeners in it. Failures are drawn from the seed's own stream
+// and jitter from another, so the same seed meets the same failures
+// whatever the policy: policies compare on equal terms.
 func (c Config) world(seed uint64) (*sim.Scenario, sim.Options) {
 	p, env := c.Policy, c.Env
 	if env == nil {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/session"
@@ -30,8 +29,8 @@ func Exercise(v Verdict) Exercised {
 	}
 	events := v.Result.Events
 	for _, a := range v.Result.Actions {
-		if strings.Contains(a.What, prompt[:21]) {
-			continue // the workload's own send and followups, not the world's doing
+		if v.Config != nil && a.Input > 0 && a.Input <= v.Config.Turns {
+			continue // the workload's own send and followups (drawn first), not the world's doing
 		}
 		point := "before any event"
 		if a.Seq > 0 && int(a.Seq) <= len(events) {

@@ -21,6 +21,9 @@ type AppliedAction struct {
 	What   string  `json:"what"`
 	// Order places it among the run facts' requests and waterfalls.
 	Order int64 `json:"-"`
+	// Input is 1 + the index in Scenario.Inputs of the input it applied;
+	// 0 for a world action.
+	Input int `json:"-"`
 }
 
 // Result is everything a run produced: data, never printed here.
@@ -166,7 +169,7 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 		}
 	})
 	for i, in := range s.Inputs {
-		w.place(fmt.Sprintf("inputs[%d]", i), in.Trigger, w.inputAction(in))
+		w.place(fmt.Sprintf("inputs[%d]", i), in.Trigger, w.inputAction(i, in))
 	}
 	for i, a := range s.World {
 		w.place(fmt.Sprintf("world[%d]", i), a.Trigger, w.worldAction(a))
@@ -259,9 +262,10 @@ func (w *World) record(what string) {
 	w.actions = append(w.actions, AppliedAction{Seq: int64(w.agent.Log().Len()), TimeMs: ms(w.clock.Elapsed()), What: what, Order: w.nextOrder()})
 }
 
-func (w *World) inputAction(in Input) func() {
+func (w *World) inputAction(i int, in Input) func() {
 	return func() {
 		w.record(fmt.Sprintf("%s %q", in.Kind, shorten(in.Text)))
+		w.actions[len(w.actions)-1].Input = i + 1
 		m := session.UserMessage{Content: textContent(in.Text), Source: session.Source{Kind: "user"}, Role: "user", ID: w.ids.NewID(loop.IDMessage)}
 		var err error
 		switch in.Kind {

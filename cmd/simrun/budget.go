@@ -41,18 +41,18 @@ usage or input.
 flags:
 `
 
-// policyFlags collects repeated --policy flags.
-type policyFlags []string
+// repeated collects a flag given several times (--policy, --assert, …).
+type repeated []string
 
-func (p *policyFlags) String() string     { return strings.Join(*p, ",") }
-func (p *policyFlags) Set(v string) error { *p = append(*p, v); return nil }
+func (p *repeated) String() string     { return strings.Join(*p, ",") }
+func (p *repeated) Set(v string) error { *p = append(*p, v); return nil }
 
 func runBudget(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("budget", stderr, budgetUsage)
-	var policies policyFlags
+	var policies repeated
 	fs.Var(&policies, "policy", "a DSH RetryPolicyConfig JSON file, or \"default\" (repeat to compare)")
 	envFile := fs.String("env", "", "the fault environment JSON file")
-	var fails, outages policyFlags
+	var fails, outages repeated
 	fs.Var(&fails, "fail", "add an independent failure CODE[/STATUS]=P to the environment, e.g. SERVER/503=0.2 (repeatable)")
 	fs.Var(&outages, "outage", "add an outage [CODE[/STATUS]@]FROM+FOR in ms (default SERVER/503), e.g. 0+20000 (repeatable)")
 	runs := fs.Int("runs", 10000, "turns per policy")
@@ -60,7 +60,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON report per policy")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML page of the reports here")
 	trace := fs.String("trace", "", "with one --policy and --runs 1: write that turn's v1 session log here")
-	var asserts policyFlags
+	var asserts repeated
 	fs.Var(&asserts, "assert", "FIGURE<BOUND (or <=, >, >=) that every policy's report must keep, e.g. exhaustion<0.001 (repeatable)")
 	rest, err := parseInterspersed(fs, args)
 	if err == errHelp {

@@ -83,9 +83,16 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		report(stdout, res, opts)
 	}
-	summary := fmt.Sprintf("%d files, %d violations, %d errors", nFiles, nViolations, nErrors)
-	if opts.json {
-		b, _ := json.Marshal(map[string]int{"files": nFiles, "violations": nViolations, "errors": nErrors})
+	return finish(stdout, stderr, opts.json, "files", nFiles, nViolations, nErrors)
+}
+
+// finish prints the last line of check and scenario ("N files, V
+// violations, E errors"; with --json, an object on stdout and the line on
+// stderr) and returns the exit status: violations first, then bad input.
+func finish(stdout, stderr io.Writer, asJSON bool, noun string, n, nViolations, nErrors int) int {
+	summary := fmt.Sprintf("%d %s, %d violations, %d errors", n, noun, nViolations, nErrors)
+	if asJSON {
+		b, _ := json.Marshal(map[string]int{noun: n, "violations": nViolations, "errors": nErrors})
 		fmt.Fprintf(stdout, "%s\n", b)
 		fmt.Fprintln(stderr, summary)
 	} else {

@@ -83,21 +83,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			printScenarioResult(stdout, res)
 		}
 	}
-	summary := fmt.Sprintf("%d scenarios, %d violations, %d errors", len(files), nViolations, nErrors)
-	if *asJSON {
-		b, _ := json.Marshal(map[string]int{"scenarios": len(files), "violations": nViolations, "errors": nErrors})
-		fmt.Fprintf(stdout, "%s\n", b)
-		fmt.Fprintln(stderr, summary)
-	} else {
-		fmt.Fprintln(stdout, summary)
-	}
-	switch {
-	case nViolations > 0:
-		return exitViolation
-	case nErrors > 0:
-		return exitUsage
-	}
-	return exitClean
+	return finish(stdout, stderr, *asJSON, "scenarios", len(files), nViolations, nErrors)
 }
 
 func scenarioFile(file, trace string, several, showView, showTimeline bool, out io.Writer, opts sim.Options) *scenarioResult {
