@@ -4,7 +4,7 @@
 GO       ?= go
 FUZZTIME ?= 30s
 
-.PHONY: all sim hunt test lint staticcheck bench fuzz build clean conformance
+.PHONY: all sim hunt explore test lint staticcheck bench fuzz build clean conformance
 
 all: lint test
 
@@ -18,6 +18,14 @@ sim:
 # The search against every mutant of the zoo: each must be found.
 hunt:
 	$(GO) run ./cmd/simrun hunt
+
+# Every plan of at most two faults over a one-turn, two-step workload, on
+# the correct loop (must be clean) and against every mutant of the zoo
+# (each must be found).
+MAX_FAULTS ?= 2
+explore:
+	$(GO) run ./cmd/simrun explore --max-faults $(MAX_FAULTS)
+	$(GO) run ./cmd/simrun explore --max-faults $(MAX_FAULTS) --mutant all
 
 # The whole test suite, under the race detector. The real DSH logs in
 # ../shared/dsh-logs are read in place; without them those tests skip, and

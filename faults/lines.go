@@ -70,6 +70,9 @@ func outcome(o *sim.Outcome) string {
 	if o.LatencyMs > 0 {
 		s += fmt.Sprintf(" (latency %vms)", o.LatencyMs)
 	}
+	if o.ListenerThrows {
+		s += ", and a listener throws handling it"
+	}
 	return s
 }
 

@@ -19,7 +19,18 @@ const (
 	ListenerCancelThenNext = "cancel-then-next"
 	// ListenerCancelThenRetry cancels the turn (user) and returns retry.
 	ListenerCancelThenRetry = "cancel-then-retry"
+	// ListenerThrowOnCue is installed outermost when a scripted failure
+	// has listenerThrows: it throws handling that failure and passes every
+	// other one on.
+	ListenerThrowOnCue = "throw-on-cue"
 )
+
+func (w *World) throwOnCue(_ *loop.RequestError, next loop.Next) (loop.Action, error) {
+	if w.answering != nil && w.answering.ListenerThrows {
+		return loop.NoAction, errListenerThrew
+	}
+	return next()
+}
 
 // errListenerThrew is what the throwing test listener throws.
 var errListenerThrew = errors.New("request-error listener threw")

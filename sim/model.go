@@ -57,6 +57,7 @@ func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Str
 		rec.Messages = append(rec.Messages, node.Seq)
 	}
 	m.w.requests = append(m.w.requests, rec)
+	m.w.answering = &out
 	m.w.facts.Requests = append(m.w.facts.Requests, oracle.Request{Seq: int64(m.w.agent.Log().Len()), Order: m.w.nextOrder(),
 		Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Messages: rec.Messages})
 	return &scriptedStream{w: m.w, out: out, chunks: chunksOf(&out, n)}, nil

@@ -74,6 +74,10 @@ type Outcome struct {
 	Stream    *Outcome
 	Hang      bool
 	LatencyMs float64
+	// ListenerThrows makes the request-error waterfall of this failure
+	// throw: an outermost listener fails while handling it, as a policy
+	// author's listener with a bug would (DSH's tests install one).
+	ListenerThrows bool
 }
 
 // ToolCallSpec is one tool call of an answer, with the tool's result.
@@ -386,7 +390,7 @@ func parseOutcome(path string, raw json.RawMessage, top bool) (*Outcome, error) 
 	}
 	keys := []string{"text", "toolCalls", "maxTokens", "latencyMs"}
 	if top {
-		keys = append(keys, "fail", "afterChunks", "stream", "hang")
+		keys = append(keys, "fail", "afterChunks", "stream", "hang", "listenerThrows")
 	}
 	if err := o.only(keys...); err != nil {
 		return nil, err
@@ -403,6 +407,14 @@ func parseOutcome(path string, raw json.RawMessage, top bool) (*Outcome, error) 
 	}
 	if err := o.nonNegative("latencyMs", &out.LatencyMs); err != nil {
 		return nil, err
+	}
+	if o.has("listenerThrows") {
+		if !o.has("fail") && !o.has("hang") {
+			return nil, ferr(join(path, "listenerThrows"), "only a failure (fail or hang) reaches the request-error listeners")
+		}
+		if err := o.boolean("listenerThrows", &out.ListenerThrows); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case o.has("text"):

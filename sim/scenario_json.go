@@ -63,6 +63,8 @@ type outcomeJSON struct {
 	Stream      *outcomeJSON   `json:"stream,omitempty"`
 	Hang        bool           `json:"hang,omitempty"`
 	LatencyMs   float64        `json:"latencyMs,omitempty"`
+	// ListenerThrows is last: files written before it read the same.
+	ListenerThrows bool `json:"listenerThrows,omitempty"`
 }
 
 type summaryJSON struct {
@@ -168,7 +170,7 @@ func (s *Scenario) MarshalJSON() ([]byte, error) {
 }
 
 func outcomeToJSON(o *Outcome) outcomeJSON {
-	out := outcomeJSON{Text: o.Text, MaxTokens: o.MaxTokens, AfterChunks: o.AfterChunks, Hang: o.Hang, LatencyMs: o.LatencyMs}
+	out := outcomeJSON{Text: o.Text, MaxTokens: o.MaxTokens, AfterChunks: o.AfterChunks, Hang: o.Hang, LatencyMs: o.LatencyMs, ListenerThrows: o.ListenerThrows}
 	for _, c := range o.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, toolCallJSON(c))
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/turnsim/turnsim/loop"
@@ -62,7 +63,10 @@ type World struct {
 	depth    int
 	order    int64
 	inCommit []func() // actions waiting for the end of a commit
-	facts    oracle.Facts
+	// answering is the scripted outcome of the latest request: the one
+	// whose failure the request-error waterfall is handling.
+	answering *Outcome
+	facts     oracle.Facts
 }
 
 // triggered is an action placed after the nth append of an event type.
@@ -143,6 +147,10 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes, Settle: opts.Settle, Attempts: opts.Attempts},
 		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
 	w.agent.ObserveListeners(w.observeListener)
+	if slices.ContainsFunc(s.Requests, func(o Outcome) bool { return o.ListenerThrows }) {
+		// Outermost, so that it throws before any listener decides.
+		w.agent.AddRequestErrorListener(ListenerThrowOnCue, w.throwOnCue)
+	}
 	for _, name := range s.ListenerOrder {
 		if install, ok := opts.Install[name]; ok {
 			install(w.agent, Env{Compaction: s.Compaction, Summarizer: &scriptedSummarizer{w: w}, Warn: w.warn})

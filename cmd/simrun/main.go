@@ -35,6 +35,9 @@ commands:
   shrink        one seed's (or entry's) failing plan, made minimal
   hunt          run the search against every mutant of the zoo: seeds and
                 time to find each, the size of its shrunk reproduction
+  explore [--max-faults K]
+                every fault plan of at most K faults over a one-turn,
+                two-step workload: plans, distinct logs, violations
   merge FILE…   merge the --json output of sharded runs (run --shard i/n)
   budget --policy FILE [--env FILE]
                 what a retry policy buys under a fault environment:
@@ -83,6 +86,8 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		return runShrink(args[1:], stdout, stderr)
 	case "hunt":
 		return runHunt(args[1:], stdout, stderr)
+	case "explore":
+		return runExplore(args[1:], stdout, stderr)
 	case "budget":
 		return runBudget(args[1:], stdout, stderr)
 	case "merge":

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestExploreCorrectLoop: one fault over the default policies is clean,
+// ends with the exact last line, and prints the same for any -j (the wall
+// times aside).
+func TestExploreCorrectLoop(t *testing.T) {
+	status, out, errOut := simrun("explore", "--max-faults", "1", "-j", "1")
+	if status != exitClean {
+		t.Fatalf("status %d\n%s%s", status, out, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if last := lines[len(lines)-1]; !regexp.MustCompile(`^\d+ plans, \d+ distinct logs, 0 violating plans, \d+\.\d s$`).MatchString(last) {
+		t.Errorf("last line %q", last)
+	}
+	for _, p := range []string{"dsh-default ", "always ", "none ", "dsh-default-no-overflow-retries "} {
+		if !strings.Contains(out, "\n"+p) {
+			t.Errorf("no line for policy %q:\n%s", p, out)
+		}
+	}
+	_, again, _ := simrun("explore", "--max-faults", "1", "-j", "3")
+	times := regexp.MustCompile(`\d+\.\d s`)
+	if diff := cmp.Diff(times.ReplaceAllString(out, "T"), times.ReplaceAllString(again, "T")); diff != "" {
+		t.Errorf("-j 1 and -j 3 differ (-j1 +j3):\n%s", diff)
+	}
+}
+
+// TestExploreMutant: a mutant's violating plan is printed with the
+// invariant, written as a scenario that replays to it against the mutant,
+// and the exit status is 1.
+func TestExploreMutant(t *testing.T) {
+	dir := t.TempDir()
+	status, out, errOut := simrun("explore", "--max-faults", "1", "--mutant", "retry-auth", "--policy", "default", "--out", dir, "--json")
+	if status != exitViolation {
+		t.Fatalf("status %d, want 1\n%s%s", status, out, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	var report struct {
+		Policy    string
+		Violating int
+		Failures  []struct {
+			Invariant, Scenario, Reproduce string
+			Plan                           []string
+		}
+	}
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &report) != nil {
+		t.Fatalf("want a policy object and a summary:\n%s", out)
+	}
+	if report.Policy != "default" || report.Violating == 0 || len(report.Failures) != 1 {
+		t.Fatalf("report %+v", report)
+	}
+	f := report.Failures[0]
+	if f.Invariant != "non-retryable-stays-terminal" || len(f.Plan) != 1 || !strings.Contains(f.Plan[0], "AUTH") {
+		t.Errorf("failure %+v", f)
+	}
+	if want := "simrun scenario --mutant retry-auth " + f.Scenario; f.Reproduce != want {
+		t.Errorf("reproduce %q, want %q", f.Reproduce, want)
+	}
+	if status, out, _ := simrun("scenario", "--mutant", "retry-auth", "--quiet", f.Scenario); status != exitViolation || !strings.Contains(out, "non-retryable-stays-terminal") {
+		t.Errorf("the written scenario replays with status %d:\n%s", status, out)
+	}
+	if status, _, _ := simrun("scenario", "--quiet", f.Scenario); status != exitClean {
+		t.Errorf("the scenario fails on the correct loop too: status %d", status)
+	}
+}
+
+// TestExploreZooAndErrors: --mutant all finds a mutant that needs one
+// fault even at K = 1 and reports the others not found (exit 1); bad
+// input exits 2 naming what is wrong.
+func TestExploreZooAndErrors(t *testing.T) {
+	status, out, _ := simrun("explore", "--max-faults", "1", "--mutant", "all", "--policy", "default")
+	if status != exitViolation {
+		t.Errorf("status %d, want 1 (some mutants need two faults)\n%s", status, out)
+	}
+	if !regexp.MustCompile(`(?m)^retry-auth +non-retryable-stays-terminal +yes +default +\d+ +1 `).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^wait-ignores-cancel +cancelled-turn-never-retries +no `).MatchString(out) {
+		t.Errorf("rows:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^\d+/13 mutants found$`).MatchString(out) {
+		t.Errorf("no last line:\n%s", out)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"mode": "sometimes"}`), 0o644)
+	for _, args := range [][]string{
+		{"explore", "--policy", bad},
+		{"explore", "--mutant", "nope"},
+		{"explore", "--max-faults", "-1"},
+		{"explore", "extra"},
+	} {
+		if status, _, errOut := simrun(args...); status != exitUsage || !strings.HasPrefix(errOut, "simrun explore") && !strings.Contains(errOut, "usage") {
+			t.Errorf("%v: status %d, %q", args, status, errOut)
+		}
+	}
+}

@@ -1,0 +1,319 @@
+package explore
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/compact"
+	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// Policy is the recovery configuration a workload runs under.
+type Policy struct {
+	Name  string
+	Retry *loop.RetryPolicy // nil: no retry policy on the route
+	// Compaction is nil when compaction-basic is not installed.
+	Compaction *compact.Config
+	Order      []string // nil: retry, then compaction
+}
+
+// DefaultPolicies are DSH's three retry modes with DSH's defaults, each
+// with compaction-basic at its defaults — the normal policy a route
+// resolves to when it configures none, always mode, and no policy — and
+// the default policy with compaction's budget at its edge
+// (maxOverflowRetries 0), where an unchecked counter shows at once: a
+// one-turn workload has too little history to compact twice.
+func DefaultPolicies() []Policy {
+	always := &loop.RetryPolicy{Mode: loop.ModeAlways, InitialDelayMs: retry.DefaultInitialDelayMs,
+		MaxDelayMs: retry.DefaultMaxDelayMs, JitterRatio: retry.DefaultJitterRatio}
+	cfg := func(overflowRetries int) *compact.Config {
+		c := compact.DefaultConfig()
+		c.MaxOverflowRetries = overflowRetries
+		return &c
+	}
+	return []Policy{
+		{Name: "dsh-default", Retry: retry.DefaultPolicy(), Compaction: cfg(1)},
+		{Name: "always", Retry: always, Compaction: cfg(1)},
+		{Name: "none", Compaction: cfg(1)},
+		{Name: "dsh-default-no-overflow-retries", Retry: retry.DefaultPolicy(), Compaction: cfg(0)},
+	}
+}
+
+// Workload is the bounded workload explored: one turn of two steps, a tool
+// call and then the answer. The tool's result is a few thousand characters,
+// so that compaction has something to condense.
+func Workload(p Policy) *sim.Scenario {
+	order := p.Order
+	if order == nil {
+		order = []string{sim.ListenerRetry, sim.ListenerCompaction}
+	}
+	seed := uint64(1)
+	answer := "The notes say retries stay in their step."
+	return &sim.Scenario{
+		Name: "explore-" + p.Name, Provider: "mock", Model: "mock-model", ContextWindow: 128000,
+		RetryPolicy: p.Retry, Compaction: p.Compaction, ListenerOrder: order,
+		Seed: &seed, StreamIdleTimeoutMs: 300_000, MaxEvents: 2000,
+		Requests: []sim.Outcome{
+			{ToolCalls: []sim.ToolCallSpec{{Name: "read", Arguments: `{"path":"notes.md"}`,
+				Result: strings.Repeat("notes: retries stay in the same turn and step; compaction replaces old history.\n", 40)}}},
+			{Text: &answer},
+		},
+		Inputs: []sim.Input{{Kind: "send", Text: "Read the notes and say what they claim about retries.", Trigger: sim.Trigger{Nth: 1}}},
+	}
+}
+
+// Options bound an exploration.
+type Options struct {
+	// MaxFaults is K: plans have at most this many faults.
+	MaxFaults int
+	// Sim is the system under test (a mutant's options, or the loop's).
+	Sim sim.Options
+	// Workers run plans in parallel; the report does not depend on it.
+	Workers int
+	// StopAt ends the exploration at the first plan that violates this
+	// invariant (AnyInvariant: any; "": explore everything).
+	StopAt string
+	// Stopped, when set, ends the exploration early (Ctrl-C).
+	Stopped func() bool
+}
+
+// AnyInvariant as Options.StopAt stops at the first violating plan.
+const AnyInvariant = "*"
+
+// AlphabetSize is how many kinds of fault explore places.
+func AlphabetSize() int { return len(alphabet) }
+
+// Level is one plan size's count.
+type Level struct {
+	Faults int `json:"faults"`
+	// Plans ran; Distinct of them wrote a log no earlier plan wrote;
+	// Violating broke an invariant.
+	Plans     int `json:"plans"`
+	Distinct  int `json:"distinct"`
+	Violating int `json:"violating"`
+	// Extended is how many plans of this size the next size grew from.
+	Extended int `json:"extended"`
+}
+
+// Failure is a violating plan: the first found for its invariant.
+type Failure struct {
+	Plan      Plan
+	Scenario  *sim.Scenario
+	Violation oracle.Violation
+	// Index is the plan's place in the exploration order, from 1.
+	Index int
+}
+
+// Report is an exploration's outcome.
+type Report struct {
+	Policy    string
+	MaxFaults int
+	Levels    []Level
+	// Plans, Distinct and Violating add up the levels.
+	Plans, Distinct, Violating int
+	// Failures hold the first violating plan of each invariant, in the
+	// order found; Found says whether StopAt was reached.
+	Failures []Failure
+	Found    bool
+	// Stopped says the exploration ended before its bound (Ctrl-C).
+	Stopped bool
+}
+
+// node is a plan that is extended: its plan and the place of its last
+// fault.
+type node struct {
+	plan Plan
+}
+
+// outcome is what one plan's run gave.
+type outcome struct {
+	state      [16]byte
+	violations []oracle.Violation
+	scenario   *sim.Scenario
+}
+
+// Explore runs every plan of at most o.MaxFaults faults over the workload.
+// Plans are generated level by level, each new fault at or after the last
+// (canonical order), and run in batches; results are read in generation
+// order, so the report is the same for any number of workers.
+func Explore(p Policy, o Options) Report {
+	base := Workload(p)
+	if o.Workers < 1 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	r := Report{Policy: p.Name, MaxFaults: o.MaxFaults}
+	// seen maps a state to the place of the earliest last fault that
+	// reached it: a plan reaching it with an earlier last fault can grow
+	// where the first could not, and is extended too.
+	seen := map[[16]byte]lastPlace{}
+	frontier := []node{{}}
+	for size := 0; size <= o.MaxFaults && len(frontier) > 0; size++ {
+		level := Level{Faults: size}
+		var next []node
+		// Each plan of this size is a parent's extension (the root is the
+		// empty plan), made a batch at a time: a level of three faults
+		// has millions of plans, and only its distinct states are kept.
+		gen := &generator{base: base, frontier: frontier, sim: o.Sim, root: size == 0}
+		const batch = 512
+		for {
+			if o.Stopped != nil && o.Stopped() {
+				r.Stopped = true
+				break
+			}
+			chunk := gen.next(batch)
+			if len(chunk) == 0 {
+				break
+			}
+			outs := runAll(base, chunk, o)
+			for i, out := range outs {
+				plan := chunk[i]
+				level.Plans++
+				place := lastOf(plan)
+				prev, ok := seen[out.state]
+				if !ok {
+					level.Distinct++
+				}
+				if !ok || place.less(prev) {
+					seen[out.state] = place
+					if size < o.MaxFaults {
+						next = append(next, node{plan: plan})
+					}
+				}
+				if len(out.violations) == 0 {
+					continue
+				}
+				level.Violating++
+				for _, v := range out.violations {
+					if !slices.ContainsFunc(r.Failures, func(f Failure) bool { return f.Violation.Invariant == v.Invariant }) {
+						r.Failures = append(r.Failures, Failure{Plan: plan, Scenario: out.scenario, Violation: v, Index: r.Plans + level.Plans})
+					}
+					if o.StopAt == AnyInvariant || o.StopAt != "" && v.Invariant == o.StopAt {
+						r.Found = true
+					}
+				}
+				if r.Found {
+					break
+				}
+			}
+			if r.Found {
+				break
+			}
+		}
+		level.Extended = len(next)
+		r.Levels = append(r.Levels, level)
+		r.Plans += level.Plans
+		r.Distinct += level.Distinct
+		r.Violating += level.Violating
+		if r.Found || r.Stopped {
+			break
+		}
+		frontier = next
+	}
+	return r
+}
+
+// generator makes a level's plans in order: each parent's extensions, in
+// canonical order, parent after parent.
+type generator struct {
+	base     *sim.Scenario
+	frontier []node
+	sim      sim.Options
+	root     bool
+	pending  []Plan
+}
+
+func (g *generator) next(n int) []Plan {
+	if g.root {
+		g.root, g.frontier = false, nil
+		return []Plan{nil}
+	}
+	for len(g.pending) < n && len(g.frontier) > 0 {
+		parent := g.frontier[0].plan
+		g.frontier = g.frontier[1:]
+		res := sim.RunWith(apply(g.base, parent), g.sim)
+		var last *Fault
+		if len(parent) > 0 {
+			last = &parent[len(parent)-1]
+		}
+		for _, f := range extensions(res, last) {
+			g.pending = append(g.pending, append(slices.Clip(parent), f))
+		}
+	}
+	k := min(n, len(g.pending))
+	out := g.pending[:k:k]
+	g.pending = g.pending[k:]
+	return out
+}
+
+// lastPlace is where a plan's last fault is; the empty plan's is before
+// everything.
+type lastPlace struct {
+	at     position
+	letter int
+}
+
+func lastOf(p Plan) lastPlace {
+	if len(p) == 0 {
+		return lastPlace{at: position{-1, 0}, letter: -1}
+	}
+	f := p[len(p)-1]
+	return lastPlace{at: f.at, letter: f.letter}
+}
+
+func (a lastPlace) less(b lastPlace) bool {
+	return a.at.less(b.at) || a.at == b.at && a.letter < b.letter
+}
+
+// runAll runs plans on o.Workers goroutines; out[i] is plans[i]'s.
+func runAll(base *sim.Scenario, plans []Plan, o Options) []outcome {
+	out := make([]outcome, len(plans))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(o.Workers, len(plans)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = runPlan(base, plans[i], o.Sim)
+			}
+		}()
+	}
+	for i := range plans {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+// runPlan runs and checks one plan and names the state it reached: its
+// log, and the requests the model received (a request that logged nothing
+// is a state too).
+func runPlan(base *sim.Scenario, p Plan, opts sim.Options) outcome {
+	s := apply(base, p)
+	res, vs := faults.Check(s, opts)
+	h := fnv.New128a()
+	h.Write(faults.LogBytes(res))
+	var buf [8]byte
+	for _, rq := range res.Facts.Requests {
+		binary.LittleEndian.PutUint64(buf[:], uint64(rq.Seq))
+		h.Write(buf[:])
+		binary.LittleEndian.PutUint64(buf[:], uint64(rq.Attempt))
+		h.Write(buf[:])
+	}
+	var state [16]byte
+	copy(state[:], h.Sum(nil))
+	out := outcome{state: state, violations: vs}
+	if len(vs) > 0 {
+		out.scenario = s
+	}
+	return out
+}
