@@ -48,8 +48,12 @@ lint:
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
+# The side-by-side table (turnsim's kernel and the baseline harness on the
+# same plans: speed, ratio, flakiness, mutants found), then every other
+# benchmark with -benchmem.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test ./baseline -run '^$$' -bench SideBySide -benchtime 1x
+	$(GO) test -run '^$$' -bench . -skip SideBySide -benchmem ./...
 
 # Each fuzz target for FUZZTIME (go test runs one -fuzz target at a time).
 fuzz:

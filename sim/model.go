@@ -198,3 +198,12 @@ func ptr[T any](v T) *T { return &v }
 func duration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Chunks is what an outcome streams as the answer to the request with
+// index request (from 0), tool call ids included: for a harness that
+// scripts a model outside the world (package baseline).
+func Chunks(out *Outcome, request int) []session.StreamChunk { return chunksOf(out, request) }
+
+// ToolCallID is the id of the kth tool call (from 0) of the answer to the
+// request with index request.
+func ToolCallID(request, k int) string { return toolCallID(request, k) }

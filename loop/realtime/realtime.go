@@ -94,6 +94,11 @@ func (d *Driver) input(f func(a *loop.Agent) error) {
 	}()
 }
 
+// Inject queues a message for the next step without waking the driver.
+func (d *Driver) Inject(m session.UserMessage) {
+	d.Do(func(a *loop.Agent) { _ = a.Inject(m) }) // a disposed agent refuses
+}
+
 // Cancel cancels the current turn; safe from any goroutine.
 func (d *Driver) Cancel(cause session.Cause, keepInbox bool) {
 	d.Do(func(a *loop.Agent) { a.Cancel(cause, keepInbox) })
