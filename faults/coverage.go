@@ -127,6 +127,24 @@ func (c *Coverage) Add(x Exercised) {
 	}
 }
 
+// AddReport adds the counts of a report (a shard's --stats): reports of
+// disjoint runs add up to the report of all of them.
+func (c *Coverage) AddReport(r Report) {
+	if c.kinds == nil {
+		c.kinds, c.points, c.invariants = map[string]int{}, map[string]int{}, map[string]int{}
+	}
+	c.Runs += r.Runs
+	for _, row := range r.Kinds {
+		c.kinds[row.Name] += row.Count
+	}
+	for _, row := range r.ChoicePoints {
+		c.points[row.Name] += row.Count
+	}
+	for _, row := range r.Invariants {
+		c.invariants[row.Name] += row.Count
+	}
+}
+
 // Row is one counted item.
 type Row struct {
 	Name  string `json:"name"`

@@ -147,9 +147,18 @@ var (
 
 const resultLine = "notes: retries stay in the same turn and step; compaction replaces old history.\n"
 
+// resultText is n characters of tool output: a prefix of one long string
+// built once (a run's tool results were a twentieth of its allocated bytes).
 func resultText(n int) string {
-	return strings.Repeat(resultLine, n/len(resultLine)+1)[:n]
+	if n > len(longResult) {
+		return strings.Repeat(resultLine, n/len(resultLine)+1)[:n]
+	}
+	return longResult[:n]
 }
+
+// longResult covers the longest result drawn (3,000 characters) and the
+// overflowing summary (6,000).
+var longResult = strings.Repeat(resultLine, 6000/len(resultLine)+1)
 
 // faultOutcome is one failing answer of a kind.
 func faultOutcome(c *Config, rng *gopter.GenParameters, kind string, latency float64) sim.Outcome {

@@ -166,7 +166,10 @@ func blocksText(blocks []block) string {
 }
 
 func toolResultContent(callID string, out ToolOutcome) json.RawMessage {
-	raw := []byte(`[{"type":"tool-result","toolCallId":`)
+	// Sized for the text once: tool output is the largest thing a step
+	// encodes, and growing by doubling copied it several times.
+	raw := make([]byte, 0, len(out.Text)+len(callID)+96)
+	raw = append(raw, `[{"type":"tool-result","toolCallId":`...)
 	raw = session.AppendString(raw, callID)
 	raw = append(raw, `,"content":[{"type":"text","text":`...)
 	raw = session.AppendString(raw, out.Text)

@@ -9,13 +9,16 @@ import (
 	"os"
 	"slices"
 	"strconv"
+
+	"github.com/turnsim/turnsim/faults"
 )
 
 const mergeUsage = `usage: simrun merge FILE…
 
 Merges the --json output of 'simrun run --shard i/n' processes into the
 output one unsharded run over the same seeds prints: the corpus lines
-(shard 0's), every failing seed in seed order, then one summary. Each
+(shard 0's), every failing seed in seed order, the coverage added up when
+the shards ran with --stats (all of them, or none), then one summary. Each
 shard's summary must be there, with its shard, and the shards must be
 0/n … n-1/n, each once.
 
@@ -58,6 +61,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	var corpus [][]byte
 	var seeds []seedLine
 	var total shardSummary
+	// Shards run with --stats add up their coverage; all or none must.
+	var coverage faults.Coverage
+	withStats := 0
 	seen := map[string]bool{}
 	of := ""
 	for _, file := range files {
@@ -97,8 +103,13 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 					return fail("%s:%d: summary: %v", file, line, err)
 				}
 			case keys["stats"] != nil:
-				f.Close()
-				return fail("%s:%d: --stats output does not merge yet; run the shards without --stats", file, line)
+				var s struct{ Stats faults.Report }
+				if err := json.Unmarshal(raw, &s); err != nil {
+					f.Close()
+					return fail("%s:%d: stats: %v", file, line, err)
+				}
+				coverage.AddReport(s.Stats)
+				withStats++
 			}
 		}
 		f.Close()
@@ -131,6 +142,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		total.CorpusErrors += summary.CorpusErrors
 		total.Interrupted = total.Interrupted || summary.Interrupted
 	}
+	if withStats > 0 && withStats != len(files) {
+		return fail("%d of %d shards were run with --stats: run all of them with it, or none", withStats, len(files))
+	}
 	n, _ := strconv.Atoi(of)
 	for i := range n {
 		if !seen[fmt.Sprintf("%d/%d", i, n)] {
@@ -151,6 +165,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, s := range seeds {
 		fmt.Fprintf(stdout, "%s\n", s.raw)
+	}
+	if withStats > 0 {
+		b, _ := json.Marshal(map[string]any{"stats": coverage.Report()})
+		fmt.Fprintf(stdout, "%s\n", b)
 	}
 	b, _ := json.Marshal(map[string]any{"runs": total.Runs, "violations": total.Violations, "events": total.Events,
 		"corpusErrors": total.CorpusErrors, "interrupted": total.Interrupted})

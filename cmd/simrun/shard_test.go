@@ -36,6 +36,34 @@ func TestShardsMergeToTheUnshardedRun(t *testing.T) {
 	}
 }
 
+// TestShardedStatsMerge: shards run with --stats merge to the unsharded
+// run's coverage, byte for byte; a mix of shards with and without it is
+// refused.
+func TestShardedStatsMerge(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"run", "--seeds", "120", "--corpus", filepath.Join(dir, "none"), "--json", "--stats"}
+	status, whole, _ := simrun(args...)
+	if status != exitClean || !strings.Contains(whole, `{"stats":`) {
+		t.Fatalf("the unsharded run: status %d\n%s", status, whole)
+	}
+	var files []string
+	for _, s := range []string{"0/2", "1/2"} {
+		_, out, _ := simrun(append(args, "--shard", s)...)
+		path := filepath.Join(dir, strings.ReplaceAll(s, "/", "-of-")+".json")
+		os.WriteFile(path, []byte(out), 0o644)
+		files = append(files, path)
+	}
+	status, merged, errOut := simrun(append([]string{"merge"}, files...)...)
+	if status != exitClean || merged != whole {
+		t.Errorf("merge: status %d\n--- merged\n%s--- unsharded\n%s%s", status, merged, whole, errOut)
+	}
+	_, plain, _ := simrun("run", "--seeds", "120", "--corpus", filepath.Join(dir, "none"), "--json", "--shard", "1/2")
+	os.WriteFile(files[1], []byte(plain), 0o644)
+	if status, _, errOut := simrun(append([]string{"merge"}, files...)...); status != exitUsage || !strings.Contains(errOut, "1 of 2 shards were run with --stats") {
+		t.Errorf("a mix: status %d, %q", status, errOut)
+	}
+}
+
 // TestParseShard: the flag, Kubernetes' environment, and their errors.
 func TestParseShard(t *testing.T) {
 	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
