@@ -59,6 +59,14 @@ func ParsePolicy(raw []byte) (Config, error) {
 	return Config{Policy: p}, nil
 }
 
+// IsBundle reports whether a policy file is a bundle (it sets any of
+// retryPolicy, compaction or listenerOrder) rather than a bare
+// RetryPolicyConfig, which says nothing of compaction.
+func IsBundle(raw []byte) bool {
+	var fields map[string]json.RawMessage
+	return json.Unmarshal(raw, &fields) == nil && isBundle(fields)
+}
+
 func isBundle(fields map[string]json.RawMessage) bool {
 	for _, k := range bundleKeys {
 		if _, ok := fields[k]; ok {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/turnsim/turnsim/budget"
 	"github.com/turnsim/turnsim/explore"
+	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -36,8 +37,9 @@ not extended.
 
 Without --policy, it explores DSH's default policies: dsh-default, always,
 none, and dsh-default with maxOverflowRetries 0. --policy takes a DSH
-RetryPolicyConfig, a bundle of retryPolicy, compaction and listenerOrder,
-or "default".
+RetryPolicyConfig (compaction-basic installed beside it at its defaults,
+as DSH does), a bundle of retryPolicy, compaction and listenerOrder, or
+"default".
 
 Prints a line per policy (plans by size, distinct logs, violating plans,
 wall time), the first violating plan of each invariant, and ends with
@@ -84,6 +86,12 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		name := strings.TrimSuffix(filepath.Base(*policyFile), filepath.Ext(*policyFile))
+		if c.Compaction == nil && !policyIsBundle(*policyFile) {
+			// A bare RetryPolicyConfig says nothing of compaction: DSH
+			// installs compaction-basic at its defaults beside it.
+			d := compact.DefaultConfig()
+			c.Compaction = &d
+		}
 		policies = []explore.Policy{{Name: name, Retry: c.Policy, Compaction: c.Compaction, Order: c.Order}}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -143,6 +151,13 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 }
 
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
+
+// policyIsBundle: "default" is a bare RetryPolicyConfig; a file was read
+// by LoadPolicy already.
+func policyIsBundle(path string) bool {
+	raw, err := os.ReadFile(path)
+	return err == nil && budget.IsBundle(raw)
+}
 
 // explorer prints one policy's report.
 type explorer struct {

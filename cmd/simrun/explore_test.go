@@ -28,6 +28,13 @@ func TestExploreCorrectLoop(t *testing.T) {
 			t.Errorf("no line for policy %q:\n%s", p, out)
 		}
 	}
+	// --policy default is the first default policy: DSH's default
+	// RetryPolicyConfig with compaction-basic beside it.
+	_, pinned, _ := simrun("explore", "--max-faults", "1", "--policy", "default")
+	counts := regexp.MustCompile(`(?m)^(dsh-default|default) +(\d+ plans .*), \d+\.\d s$`)
+	if a, b := counts.FindStringSubmatch(out), counts.FindStringSubmatch(pinned); a == nil || b == nil || a[2] != b[2] {
+		t.Errorf("--policy default counts %q, the default run's dsh-default %q", b, a)
+	}
 	_, again, _ := simrun("explore", "--max-faults", "1", "-j", "3")
 	times := regexp.MustCompile(`\d+\.\d s`)
 	if diff := cmp.Diff(times.ReplaceAllString(out, "T"), times.ReplaceAllString(again, "T")); diff != "" {
