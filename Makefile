@@ -59,6 +59,8 @@ bench:
 fuzz:
 	$(GO) test ./loop/session -run '^$$' -fuzz '^FuzzReadLine$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./loop/session -run '^$$' -fuzz '^FuzzExpandPacked$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./loop/session -run '^$$' -fuzz '^FuzzAppendString$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./sim -run '^$$' -fuzz '^FuzzParseScenario$$' -fuzztime $(FUZZTIME)
 
 build:
 	$(GO) build -o bin/simrun ./cmd/simrun

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -87,15 +88,15 @@ var (
 	fifthGen       = gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 4, Gen: gen.Const(false)}})
 	faultRateGen   = gen.Float64Range(0.1, 0.7)
 	actionRateGen  = gen.Float64Range(0.2, 1)
-	turnsGen       = gen.IntRange(1, 3)
-	toolStepsGen   = gen.IntRange(0, 2)
-	resultCharsGen = gen.IntRange(50, 3000)
-	idleGen        = gen.IntRange(200, 5000)
+	turnsGen       = intRange(1, 3)
+	toolStepsGen   = intRange(0, 2)
+	resultCharsGen = intRange(50, 3000)
+	idleGen        = intRange(200, 5000)
 	initialGen     = gen.OneConstOf(1, 10, 25, 100, 500)
 	factorGen      = gen.OneConstOf(1, 2, 4, 20)
 	jitterGen      = gen.OneConstOf(0.0, 0.1, 0.5, 1.0)
-	maxRetriesGen  = gen.IntRange(0, 6)
-	maskGen        = gen.UInt32()
+	maxRetriesGen  = intRange(0, 6)
+	maskGen        = gen.UInt64Range(0, math.MaxUint32)
 )
 
 var defaultCodes = []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT"}
@@ -126,7 +127,7 @@ func drawConfig(seed uint64, o Overrides) *Config {
 	// Swarm: each kind is on with its own chance (one bit of a mask each);
 	// a tenth of seeds has none.
 	if !draw[bool](rng, tenthGen) {
-		mask := draw[uint32](rng, maskGen)
+		mask := uint32(draw[uint64](rng, maskGen))
 		for i, k := range Kinds {
 			if mask&(1<<i) != 0 && (o.Kinds == nil || slices.Contains(o.Kinds, k)) {
 				c.Kinds = append(c.Kinds, k)
@@ -140,16 +141,16 @@ func drawConfig(seed uint64, o Overrides) *Config {
 		c.Kinds = slices.DeleteFunc(c.Kinds, func(k string) bool { return k == NaturalOverflow })
 	}
 	if c.has(ListenerThrow) {
-		at := draw[int](rng, gen.IntRange(0, len(c.ListenerOrder)))
+		at := drawInt(rng, intRange(0, len(c.ListenerOrder)))
 		c.ListenerOrder = slices.Insert(slices.Clone(c.ListenerOrder), at, sim.ListenerThrow)
 	}
 	c.FaultRate = draw[float64](rng, faultRateGen)
 	c.ActionRate = draw[float64](rng, actionRateGen)
 	w := stream(seed, "workload")
-	c.Turns = draw[int](w, turnsGen)
-	c.ToolSteps = draw[int](w, toolStepsGen)
-	c.ResultChars = draw[int](w, resultCharsGen)
-	c.StreamIdleTimeoutMs = float64(draw[int](w, idleGen))
+	c.Turns = drawInt(w, turnsGen)
+	c.ToolSteps = drawInt(w, toolStepsGen)
+	c.ResultChars = drawInt(w, resultCharsGen)
+	c.StreamIdleTimeoutMs = float64(drawInt(w, idleGen))
 	return c
 }
 
@@ -160,7 +161,7 @@ func drawPolicy(rng *gopter.GenParameters, mode string) *loop.RetryPolicy {
 	p.MaxDelayMs = p.InitialDelayMs * float64(draw[int](rng, factorGen))
 	p.JitterRatio = draw[float64](rng, jitterGen)
 	if mode == loop.ModeNormal {
-		p.MaxRetries = draw[int](rng, maxRetriesGen)
+		p.MaxRetries = drawInt(rng, maxRetriesGen)
 		codes := slices.Clone(defaultCodes)
 		for _, extra := range []string{"CONTEXT_WINDOW_EXCEEDED", "STREAM_CLOSED", "AUTH"} {
 			if draw[bool](rng, fifthGen) {

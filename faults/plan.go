@@ -133,9 +133,9 @@ func intn(rng *gopter.GenParameters, lo, hi int) int { return lo + rng.Rng.Intn(
 
 // Generators used on every world draw, built once.
 var (
-	nthGen     = gen.IntRange(1, 3)
-	busyGen    = gen.IntRange(0, 3000)
-	plusGen    = gen.Weighted([]gen.WeightedGen{{Weight: 3, Gen: gen.IntRange(1, 50)}, {Weight: 1, Gen: gen.IntRange(51, 1000)}})
+	nthGen     = intRange(1, 3)
+	busyGen    = intRange(0, 3000)
+	plusGen    = gen.Weighted([]gen.WeightedGen{{Weight: 3, Gen: intRange(1, 50)}, {Weight: 1, Gen: intRange(51, 1000)}})
 	eventGen   = recoveryWeighted(eventTypes)
 	causeGen   = gen.OneConstOf(session.CauseUser, session.CauseParent, session.CauseHook, session.CauseDisposed)
 	inputGen   = gen.OneConstOf("followup", "steer", "inject")
@@ -249,16 +249,16 @@ func drawWorld(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 				// A turn is busy for its first seconds (latency, backoff
 				// waits, summarization) and idle for the rest of its gap:
 				// aim half of the timed actions at the busy part.
-				turn := draw[int](rng, gen.IntRange(0, c.Turns-1))
-				return sim.Trigger{AtMs: float64(turn*turnGapMs + draw[int](rng, busyGen)), Nth: 1}
+				turn := drawInt(rng, intRange(0, c.Turns-1))
+				return sim.Trigger{AtMs: float64(turn*turnGapMs + drawInt(rng, busyGen)), Nth: 1}
 			}
-			return sim.Trigger{AtMs: float64(draw[int](rng, gen.IntRange(0, int(horizon)))), Nth: 1}
+			return sim.Trigger{AtMs: float64(drawInt(rng, intRange(0, int(horizon)))), Nth: 1}
 		}
-		t := sim.Trigger{After: draw[string](rng, eventGen), Nth: draw[int](rng, nthGen)}
+		t := sim.Trigger{After: draw[string](rng, eventGen), Nth: drawInt(rng, nthGen)}
 		if draw[bool](rng, fifthGen) {
 			// Somewhere inside what follows the event: a backoff wait,
 			// a summarization, a slow stream.
-			t.PlusMs = float64(draw[int](rng, plusGen))
+			t.PlusMs = float64(drawInt(rng, plusGen))
 		}
 		return t
 	}
@@ -289,7 +289,7 @@ func drawWorld(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 		}
 	}
 	if c.has(Outage) && count(1) > 0 {
-		from := float64(draw[int](rng, gen.IntRange(0, int(horizon))))
+		from := float64(drawInt(rng, intRange(0, int(horizon))))
 		length := float64(draw[int](rng, outageGen))
 		if p := c.Policy; p != nil && p.Mode == "always" {
 			// Always mode retries through an outage: keep it to a

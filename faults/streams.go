@@ -5,6 +5,7 @@ import (
 	randv2 "math/rand/v2"
 
 	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
 )
 
 // stream is a named random stream split off the seed, as the parameters
@@ -26,6 +27,14 @@ func (s pcgSource) Int63() int64 { return int64(s.Uint64() >> 1) }
 func (s pcgSource) Seed(int64)   {} // streams are seeded once, by name
 
 // draw samples one value of a gopter generator from a stream.
+// intRange is gen.IntRange without its reflection-driven Map to int: the
+// same draw (IntRange is Int64Range mapped, and nothing of the mapping
+// touches the stream; TestDrawsUnchanged pins that), without a reflected
+// call per value. Draw it with drawInt.
+func intRange(lo, hi int) gopter.Gen { return gen.Int64Range(int64(lo), int64(hi)) }
+
+func drawInt(rng *gopter.GenParameters, g gopter.Gen) int { return int(draw[int64](rng, g)) }
+
 func draw[T any](rng *gopter.GenParameters, g gopter.Gen) T {
 	v, ok := g(rng).Retrieve()
 	if !ok {

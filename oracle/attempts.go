@@ -64,7 +64,9 @@ func segment(events []session.Event) *segmentation {
 		key := [2]int{c.Turn, c.Step}
 		a := current[key]
 		if a == nil || a.ended() {
-			a = &attempt{turn: c.Turn, step: c.Step, index: count[key], finishSeq: -1}
+			// Room for a typical answer's chunks at once: growing from
+			// empty was a fifth of the oracle's allocations.
+			a = &attempt{turn: c.Turn, step: c.Step, index: count[key], finishSeq: -1, chunks: make([]int64, 0, 8)}
 			count[key]++
 			current[key] = a
 			s.attempts = append(s.attempts, a)

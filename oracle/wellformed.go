@@ -102,26 +102,25 @@ func (w *wellFormed) inOpenStep(e *session.Event, turn, step int) {
 }
 
 func (w *wellFormed) observe(e *session.Event) {
-	seq := []int64{e.Seq}
 	switch p := e.Data.(type) {
 	case *session.TurnStart:
 		if w.openTurn != 0 {
-			w.add(p.Turn, 0, seq, "turn/start %d while turn %d is still open", p.Turn, w.openTurn)
+			w.add(p.Turn, 0, []int64{e.Seq}, "turn/start %d while turn %d is still open", p.Turn, w.openTurn)
 		}
 		if p.Turn != w.lastTurn+1 {
-			w.add(p.Turn, 0, seq, "turn/start %d: turns are numbered 1, 2, … across the session, want %d", p.Turn, w.lastTurn+1)
+			w.add(p.Turn, 0, []int64{e.Seq}, "turn/start %d: turns are numbered 1, 2, … across the session, want %d", p.Turn, w.lastTurn+1)
 		}
 		w.crossCompaction(e)
 		w.openTurn, w.openStep, w.lastTurn, w.nextStep = p.Turn, 0, p.Turn, 1
 	case *session.TurnEnd:
 		switch {
 		case w.openTurn == 0:
-			w.add(p.Turn, 0, seq, "turn/end %d without an open turn (a turn ends exactly once)", p.Turn)
+			w.add(p.Turn, 0, []int64{e.Seq}, "turn/end %d without an open turn (a turn ends exactly once)", p.Turn)
 		case p.Turn != w.openTurn:
-			w.add(p.Turn, 0, seq, "turn/end names turn %d, but turn %d is open", p.Turn, w.openTurn)
+			w.add(p.Turn, 0, []int64{e.Seq}, "turn/end names turn %d, but turn %d is open", p.Turn, w.openTurn)
 		}
 		if w.openStep != 0 {
-			w.add(p.Turn, w.openStep, seq, "turn/end while step %d is still open", w.openStep)
+			w.add(p.Turn, w.openStep, []int64{e.Seq}, "turn/end while step %d is still open", w.openStep)
 		}
 		if p.Reason.Kind == session.EndInterrupted {
 			// Crash repair closes steps and turns, not compaction brackets:
@@ -133,15 +132,15 @@ func (w *wellFormed) observe(e *session.Event) {
 	case *session.StepStart:
 		switch {
 		case w.openTurn == 0:
-			w.add(p.Turn, p.Step, seq, "step/start outside any turn")
+			w.add(p.Turn, p.Step, []int64{e.Seq}, "step/start outside any turn")
 		case p.Turn != w.openTurn:
-			w.add(p.Turn, p.Step, seq, "step/start names turn %d, but turn %d is open", p.Turn, w.openTurn)
+			w.add(p.Turn, p.Step, []int64{e.Seq}, "step/start names turn %d, but turn %d is open", p.Turn, w.openTurn)
 		}
 		if w.openStep != 0 {
-			w.add(p.Turn, p.Step, seq, "step/start %d while step %d is still open", p.Step, w.openStep)
+			w.add(p.Turn, p.Step, []int64{e.Seq}, "step/start %d while step %d is still open", p.Step, w.openStep)
 		}
 		if w.openTurn != 0 && p.Step != w.nextStep {
-			w.add(p.Turn, p.Step, seq, "step/start %d: steps of a turn are numbered 1, 2, …, want %d", p.Step, w.nextStep)
+			w.add(p.Turn, p.Step, []int64{e.Seq}, "step/start %d: steps of a turn are numbered 1, 2, …, want %d", p.Step, w.nextStep)
 		}
 		w.openStep, w.nextStep = p.Step, p.Step+1
 		w.calls = map[string]bool{}
@@ -166,16 +165,16 @@ func (w *wellFormed) observe(e *session.Event) {
 		}
 		w.inOpenStep(e, p.Turn, p.Step)
 		if !w.calls[p.CallID()] && (p.Error == nil || p.Error.Code != session.CodeToolNotStarted) {
-			w.add(p.Turn, p.Step, seq, "tool/result for call %q without a tool/call in its step", p.CallID())
+			w.add(p.Turn, p.Step, []int64{e.Seq}, "tool/result for call %q without a tool/call in its step", p.CallID())
 		}
 	case *session.RequestHeader:
 		if w.openTurn == 0 {
-			w.add(0, 0, seq, "request/header outside any turn")
+			w.add(0, 0, []int64{e.Seq}, "request/header outside any turn")
 		}
 		w.headerProvider = p.Header.Config.Provider
 	case *session.RequestContext:
 		if w.openTurn == 0 {
-			w.add(0, 0, seq, "request/context outside any turn")
+			w.add(0, 0, []int64{e.Seq}, "request/context outside any turn")
 		}
 	case *session.LLMRetry:
 		w.checkRetryFields(e, p)
@@ -184,13 +183,13 @@ func (w *wellFormed) observe(e *session.Event) {
 		r := w.retries[ref]
 		switch {
 		case p.RetryID == "":
-			w.add(p.Turn, p.Step, seq, "llm/retry-started without a retryId")
+			w.add(p.Turn, p.Step, []int64{e.Seq}, "llm/retry-started without a retryId")
 		case r == nil:
-			w.add(p.Turn, p.Step, seq, "llm/retry-started %s retry %d has no llm/retry scheduling it", p.RetryID, p.Retry)
+			w.add(p.Turn, p.Step, []int64{e.Seq}, "llm/retry-started %s retry %d has no llm/retry scheduling it", p.RetryID, p.Retry)
 		case r.started:
-			w.add(p.Turn, p.Step, seq, "llm/retry-started %s retry %d repeats", p.RetryID, p.Retry)
+			w.add(p.Turn, p.Step, []int64{e.Seq}, "llm/retry-started %s retry %d repeats", p.RetryID, p.Retry)
 		case r.turn != p.Turn || r.step != p.Step:
-			w.add(p.Turn, p.Step, seq, "llm/retry-started names turn %d step %d, but its llm/retry was in turn %d step %d", p.Turn, p.Step, r.turn, r.step)
+			w.add(p.Turn, p.Step, []int64{e.Seq}, "llm/retry-started names turn %d step %d, but its llm/retry was in turn %d step %d", p.Turn, p.Step, r.turn, r.step)
 		}
 		if r != nil {
 			r.started = true
@@ -207,7 +206,7 @@ func (w *wellFormed) observe(e *session.Event) {
 			return
 		}
 		if c.hasSummary {
-			w.add(w.openTurn, w.openStep, seq, "compaction %s has a second summary", c.id)
+			w.add(w.openTurn, w.openStep, []int64{e.Seq}, "compaction %s has a second summary", c.id)
 		}
 		c.hasSummary = true
 		w.checkShadowed(e, p.ShadowedSeqs, p.ShadowedRange, p.ShadowedTokenCount)
@@ -231,7 +230,7 @@ func (w *wellFormed) observe(e *session.Event) {
 		w.compaction = nil
 	case *session.Opaque:
 		if p.Type == "todo/write" && w.openTurn == 0 {
-			w.add(0, 0, seq, "todo/write outside any turn")
+			w.add(0, 0, []int64{e.Seq}, "todo/write outside any turn")
 		}
 	}
 }

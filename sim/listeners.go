@@ -26,7 +26,7 @@ const (
 )
 
 func (w *World) throwOnCue(_ *loop.RequestError, next loop.Next) (loop.Action, error) {
-	if w.answering != nil && w.answering.ListenerThrows {
+	if w.answeringThrows {
 		return loop.NoAction, errListenerThrew
 	}
 	return next()

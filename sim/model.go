@@ -23,6 +23,13 @@ type RequestRecord struct {
 	Messages []int64
 }
 
+// okText is the answer past the scenario's list; usageJSON every answer's
+// usage. Shared and never written: an answer's chunks only read them.
+var (
+	okText    = "ok"
+	usageJSON = []byte(`{"inputTokens":12,"outputTokens":3}`)
+)
+
 // scriptedModel answers requests from the scenario's list, then "ok".
 type scriptedModel struct {
 	w    *World
@@ -46,18 +53,19 @@ func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Str
 		out = Outcome{Fail: &session.LlmFailure{Code: "CONTEXT_WINDOW_EXCEEDED", Status: ptr(400),
 			Message: fmt.Sprintf("request of %d tokens exceeds the model's context window of %d", tokens, s.ContextWindow)}}
 	default:
-		out = Outcome{Text: ptr("ok")}
+		out = Outcome{Text: &okText}
 		if m.next < len(s.Requests) {
 			out = s.Requests[m.next]
 		}
 		m.next++
 	}
-	rec := RequestRecord{TimeMs: ms(m.w.clock.Elapsed()), Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Provider: req.Provider}
+	rec := RequestRecord{TimeMs: ms(m.w.clock.Elapsed()), Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Provider: req.Provider,
+		Messages: make([]int64, 0, len(req.Messages))}
 	for _, node := range req.Messages {
 		rec.Messages = append(rec.Messages, node.Seq)
 	}
 	m.w.requests = append(m.w.requests, rec)
-	m.w.answering = &out
+	m.w.answeringThrows = out.ListenerThrows
 	m.w.facts.Requests = append(m.w.facts.Requests, oracle.Request{Seq: int64(m.w.agent.Log().Len()), Order: m.w.nextOrder(),
 		Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Messages: rec.Messages})
 	return &scriptedStream{w: m.w, out: out, chunks: chunksOf(&out, n)}, nil
@@ -119,7 +127,7 @@ func chunksOf(out *Outcome, request int) []session.StreamChunk {
 		all := chunksOf(stream, request)
 		return all[:min(out.AfterChunks, len(all))]
 	}
-	usage := session.StreamChunk{Type: session.ChunkUsage, Usage: []byte(`{"inputTokens":12,"outputTokens":3}`)}
+	usage := session.StreamChunk{Type: session.ChunkUsage, Usage: usageJSON}
 	finish := func(kind string) session.StreamChunk {
 		return session.StreamChunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: kind}}
 	}
@@ -133,12 +141,16 @@ func chunksOf(out *Outcome, request int) []session.StreamChunk {
 		for k, call := range out.ToolCalls {
 			id := toolCallID(request, k)
 			name := call.Name
-			block, _ := session.Marshal(struct {
-				Type      string `json:"type"`
-				ID        string `json:"id"`
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			}{"tool-call", id, name, call.Arguments})
+			// {"type":"tool-call","id","name","arguments"}, encoded by hand
+			// as encoding/json would (session.AppendString is fuzzed
+			// against it): the reflection was a tenth of a run.
+			block := make([]byte, 0, 64+len(id)+len(name)+len(call.Arguments))
+			block = append(block, `{"type":"tool-call","id":`...)
+			block = session.AppendString(block, id)
+			block = append(block, `,"name":`...)
+			block = session.AppendString(block, name)
+			block = append(block, `,"arguments":`...)
+			block = append(session.AppendString(block, call.Arguments), '}')
 			cs = append(cs,
 				session.StreamChunk{Type: session.ChunkBlockStart, Index: k, BlockType: "tool-call"},
 				session.StreamChunk{Type: session.ChunkToolCallDelta, Index: k, ID: id, Name: &name, ArgumentsDelta: call.Arguments},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/turnsim/turnsim/loop"
@@ -63,10 +65,11 @@ type World struct {
 	depth    int
 	order    int64
 	inCommit []func() // actions waiting for the end of a commit
-	// answering is the scripted outcome of the latest request: the one
-	// whose failure the request-error waterfall is handling.
-	answering *Outcome
-	facts     oracle.Facts
+	// answeringThrows: the latest request's scripted outcome (the one
+	// whose failure the request-error waterfall is handling) has
+	// listenerThrows.
+	answeringThrows bool
+	facts           oracle.Facts
 }
 
 // triggered is an action placed after the nth append of an event type.
@@ -359,10 +362,15 @@ func (w *World) observeListener(name string, l loop.RequestErrorListener) loop.R
 
 // toolSpec is the scripted call behind a tool call id.
 func (w *World) toolSpec(id string) ToolCallSpec {
-	for r, out := range w.scenario.Requests {
-		for k, c := range out.ToolCalls {
-			if toolCallID(r, k) == id {
-				return c
+	// The id names its request and call (toolCallID): read them back
+	// rather than format every id of the scenario to compare.
+	if rest, ok := strings.CutPrefix(id, "call-"); ok {
+		if rs, ks, ok := strings.Cut(rest, "-"); ok {
+			r, err1 := strconv.Atoi(rs)
+			k, err2 := strconv.Atoi(ks)
+			if err1 == nil && err2 == nil && r >= 1 && r <= len(w.scenario.Requests) &&
+				k >= 1 && k <= len(w.scenario.Requests[r-1].ToolCalls) && strconv.Itoa(r) == rs && strconv.Itoa(k) == ks {
+				return w.scenario.Requests[r-1].ToolCalls[k-1]
 			}
 		}
 	}

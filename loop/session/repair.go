@@ -121,6 +121,15 @@ func ToolCallIDs(content json.RawMessage) []string {
 	if len(content) == 0 || !bytes.Contains(content, []byte(`"tool-call"`)) {
 		return nil
 	}
+	if ids, ok := scanToolCallIDs(content); ok {
+		return ids
+	}
+	return decodeToolCallIDs(content)
+}
+
+// decodeToolCallIDs is ToolCallIDs by encoding/json: the definition the
+// scanner (toolcalls.go) must agree with, and its fallback.
+func decodeToolCallIDs(content json.RawMessage) []string {
 	var blocks []struct {
 		Type string `json:"type"`
 		ID   string `json:"id"`
