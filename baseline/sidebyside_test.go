@@ -92,6 +92,10 @@ func BenchmarkSideBySide(b *testing.B) {
 				kernel.diffs++
 			}
 		}
+		if kernel.verdictsDiffer > 0 || kernel.diffs > 0 {
+			// The kernel's whole claim: one plan, one log.
+			b.Errorf("turnsim: %d plans changed verdict and %d changed bytes between two runs", kernel.verdictsDiffer, kernel.diffs)
+		}
 		rows := []measure{kernel}
 		for _, step := range []time.Duration{100 * time.Millisecond, time.Second} {
 			m := measure{name: fmt.Sprintf("baseline, clock moved %v at a time", step), plans: *sidePlans}
@@ -160,6 +164,8 @@ func mutantRows(b *testing.B) []zooRow {
 		for range *sideMutants {
 			if faults.Violates(e.Scenario, m.Trips, m.Options) {
 				row.kernelFound++
+			} else {
+				b.Errorf("%s: turnsim did not find the mutant from its corpus plan %s", m.Name, e.Path)
 			}
 			r := Run(e.Scenario, Options{Step: 100 * time.Millisecond, Sim: m.Options})
 			if slices.Contains(r.Verdict(), m.Trips) {

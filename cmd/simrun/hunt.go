@@ -69,6 +69,7 @@ func runHunt(args []string, stdout, stderr io.Writer) int {
 		}
 		zoo = []mutants.Mutant{m}
 	}
+	tuneGCForRuns()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	o := hunt.Options{Start: first, MaxSeeds: *maxSeeds, Budget: *budget, Candidates: *candidates, Now: time.Now,

@@ -23,27 +23,32 @@ const (
 )
 
 func main() {
-	if os.Getenv("GOGC") == "" {
-		// A run's garbage dies with the run and the live heap is a few
-		// megabytes: collecting a quarter as often costs little memory and
-		// buys a fifth more runs per second, on every core (BenchmarkRun
-		// with GOGC=400). GOGC in the environment still decides.
-		debug.SetGCPercent(gcPercent)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// And a soft ceiling, so that the rare large run (an outage in
-		// always mode, a shrink) does not set a high heap goal for the
-		// millions after it: memory stays flat in the number of seeds.
-		debug.SetMemoryLimit(memoryLimit)
-	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// simrun's GOGC and GOMEMLIMIT, unless the environment sets them.
+// The collector's settings for commands that run seeds by the million,
+// unless the environment sets GOGC or GOMEMLIMIT.
 const (
 	gcPercent   = 400
 	memoryLimit = 48 << 20
 )
+
+// tuneGCForRuns: a run's garbage dies with the run and the live heap is a
+// few megabytes, so collecting a quarter as often costs little memory and
+// buys more runs per second (BenchmarkRun with GOGC=400); a soft ceiling
+// keeps the rare large run (an outage in always mode, a shrink) from
+// raising the heap goal for the millions after it, so memory stays flat in
+// the number of seeds. Not for explore: its set of reached states is a
+// large live heap, under which a 48 MiB limit would keep the collector
+// running without pause and GOGC=400 would quintuple the memory.
+func tuneGCForRuns() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
+}
 
 const usage = `usage: simrun <command> [arguments]
 
