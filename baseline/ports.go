@@ -3,8 +3,6 @@ package baseline
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"strconv"
 	"sync"
 	"time"
@@ -35,7 +33,7 @@ func (m *model) Stream(ctx context.Context, req *loop.Request) (loop.Stream, err
 	}
 	n := m.next
 	out := sim.Outcome{Text: ptr("ok")}
-	switch outage := outageAt(m.s, elapsed); {
+	switch outage := m.s.OutageAt(elapsed); {
 	case outage != nil:
 		f := outage.Fail
 		out = sim.Outcome{Fail: &f}
@@ -48,54 +46,13 @@ func (m *model) Stream(ctx context.Context, req *loop.Request) (loop.Stream, err
 		m.next++
 	}
 	m.answering = &out
-	return &stream{m: m, out: out, chunks: sim.Chunks(&out, n)}, nil
+	return sim.Play(out, n, m.clock, m.s.StreamIdleTimeoutMs), nil
 }
 
 func (m *model) throwing() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.answering != nil && m.answering.ListenerThrows
-}
-
-func outageAt(s *sim.Scenario, ms float64) *sim.Outage {
-	for i := range s.Outages {
-		if o := &s.Outages[i]; ms >= o.FromMs && ms < o.ToMs {
-			return o
-		}
-	}
-	return nil
-}
-
-type stream struct {
-	m      *model
-	out    sim.Outcome
-	chunks []session.StreamChunk
-	i      int
-	waited bool
-}
-
-func (s *stream) Next(ctx context.Context) (session.StreamChunk, error) {
-	if !s.waited {
-		s.waited = true
-		if err := s.m.clock.Sleep(ctx, duration(s.out.LatencyMs)); err != nil {
-			return session.StreamChunk{}, err
-		}
-	}
-	switch {
-	case s.out.Hang:
-		if err := s.m.clock.Sleep(ctx, duration(s.m.s.StreamIdleTimeoutMs)); err != nil {
-			return session.StreamChunk{}, err
-		}
-		return session.StreamChunk{}, &loop.LLMError{Failure: session.LlmFailure{Code: "TIMEOUT",
-			Message: fmt.Sprintf("DeepSeek stream idle timeout after %vms", s.m.s.StreamIdleTimeoutMs)}}
-	case s.out.Fail != nil && s.i >= len(s.chunks):
-		return session.StreamChunk{}, &loop.LLMError{Failure: *s.out.Fail}
-	case s.i >= len(s.chunks):
-		return session.StreamChunk{}, io.EOF
-	}
-	c := s.chunks[s.i]
-	s.i++
-	return c, nil
 }
 
 // tools answer each call with the result its request scripted.

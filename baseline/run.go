@@ -44,9 +44,12 @@ type Result struct {
 
 // Verdict is the set of invariants a run violated, sorted: what a test
 // would assert on.
-func (r Result) Verdict() []string {
+func (r Result) Verdict() []string { return Invariants(r.Violations) }
+
+// Invariants is the sorted set of the violations' invariants.
+func Invariants(vs []oracle.Violation) []string {
 	var ids []string
-	for _, v := range r.Violations {
+	for _, v := range vs {
 		if !slices.Contains(ids, v.Invariant) {
 			ids = append(ids, v.Invariant)
 		}

@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"sync"
@@ -57,15 +58,7 @@ func newWorld(s *sim.Scenario, d *realtime.Driver, mock *clock.Mock, ids *ids) *
 	for _, a := range s.World {
 		add(a.Trigger, w.action(a))
 	}
-	slices.SortStableFunc(w.timed, func(a, b pending) int {
-		switch {
-		case a.AtMs < b.AtMs:
-			return -1
-		case a.AtMs > b.AtMs:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(w.timed, func(a, b pending) int { return cmp.Compare(a.AtMs, b.AtMs) })
 	return w
 }
 

@@ -45,7 +45,7 @@ func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Str
 	}
 	var out Outcome
 	n := m.next
-	switch outage := m.w.outageAt(now); {
+	switch outage := s.OutageAt(now); {
 	case outage != nil:
 		f := outage.Fail
 		out = Outcome{Fail: &f}
@@ -68,34 +68,48 @@ func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Str
 	m.w.answeringThrows = out.ListenerThrows
 	m.w.facts.Requests = append(m.w.facts.Requests, oracle.Request{Seq: int64(m.w.agent.Log().Len()), Order: m.w.nextOrder(),
 		Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Messages: rec.Messages})
-	return &scriptedStream{w: m.w, out: out, chunks: chunksOf(&out, n)}, nil
+	return Play(out, n, &m.w.clock, s.StreamIdleTimeoutMs), nil
+}
+
+// Play is the stream of one scripted outcome, answering the request with
+// index request (from 0): its latency, its chunks, then its end — a
+// failure, the idle watchdog's TIMEOUT for a hang (Forever without a
+// watchdog), or the end of the stream. Its waits are on clock: the world's
+// virtual clock, or a harness's own (package baseline).
+func Play(out Outcome, request int, clock loop.Clock, idleTimeoutMs float64) loop.Stream {
+	return &scriptedStream{clock: clock, idleTimeoutMs: idleTimeoutMs, out: out, chunks: chunksOf(&out, request)}
 }
 
 // scriptedStream plays one outcome: latency, its chunks, then the end.
 type scriptedStream struct {
-	w      *World
-	out    Outcome
-	chunks []session.StreamChunk
-	i      int
-	waited bool
+	clock         loop.Clock
+	idleTimeoutMs float64
+	out           Outcome
+	chunks        []session.StreamChunk
+	i             int
+	waited        bool
 }
 
 func (s *scriptedStream) Next(ctx context.Context) (session.StreamChunk, error) {
 	if !s.waited {
 		s.waited = true
-		if err := s.w.clock.Sleep(ctx, duration(s.out.LatencyMs)); err != nil {
+		if err := s.clock.Sleep(ctx, duration(s.out.LatencyMs)); err != nil {
 			return session.StreamChunk{}, err
 		}
 	}
 	switch {
 	case s.out.Hang:
 		// The stream stalls; the adapter's idle watchdog ends it.
-		if err := s.w.clock.Sleep(ctx, s.w.idleTimeout()); err != nil {
+		idle := Forever
+		if s.idleTimeoutMs > 0 {
+			idle = duration(s.idleTimeoutMs)
+		}
+		if err := s.clock.Sleep(ctx, idle); err != nil {
 			return session.StreamChunk{}, err
 		}
 		// DSH's DeepSeek adapter's wording (observed on 0.1.0-rc.8).
 		return session.StreamChunk{}, &loop.LLMError{Failure: session.LlmFailure{Code: "TIMEOUT",
-			Message: fmt.Sprintf("DeepSeek stream idle timeout after %vms", s.w.scenario.StreamIdleTimeoutMs)}}
+			Message: fmt.Sprintf("DeepSeek stream idle timeout after %vms", s.idleTimeoutMs)}}
 	case s.out.Fail != nil && s.i >= len(s.chunks):
 		return session.StreamChunk{}, &loop.LLMError{Failure: *s.out.Fail}
 	case s.i >= len(s.chunks):
@@ -106,10 +120,10 @@ func (s *scriptedStream) Next(ctx context.Context) (session.StreamChunk, error) 
 	return c, nil
 }
 
-// outageAt is the outage covering virtual time ms, if any.
-func (w *World) outageAt(ms float64) *Outage {
-	for i := range w.scenario.Outages {
-		if o := &w.scenario.Outages[i]; ms >= o.FromMs && ms < o.ToMs {
+// OutageAt is the outage covering virtual time ms, if any.
+func (s *Scenario) OutageAt(ms float64) *Outage {
+	for i := range s.Outages {
+		if o := &s.Outages[i]; ms >= o.FromMs && ms < o.ToMs {
 			return o
 		}
 	}
@@ -210,11 +224,6 @@ func ptr[T any](v T) *T { return &v }
 func duration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// Chunks is what an outcome streams as the answer to the request with
-// index request (from 0), tool call ids included: for a harness that
-// scripts a model outside the world (package baseline).
-func Chunks(out *Outcome, request int) []session.StreamChunk { return chunksOf(out, request) }
 
 // ToolCallID is the id of the kth tool call (from 0) of the answer to the
 // request with index request.

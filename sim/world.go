@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
@@ -218,13 +217,6 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 }
 
 func (w *World) warn(msg string) { w.warnings = append(w.warnings, msg) }
-
-func (w *World) idleTimeout() time.Duration {
-	if w.scenario.StreamIdleTimeoutMs == 0 {
-		return Forever
-	}
-	return duration(w.scenario.StreamIdleTimeoutMs)
-}
 
 // place schedules an action at its virtual time or after its event.
 func (w *World) place(what string, t Trigger, apply func()) {
