@@ -83,6 +83,10 @@ type Options struct {
 	StopAt string
 	// Stopped, when set, ends the exploration early (Ctrl-C).
 	Stopped func() bool
+	// NoDedupe grows every plan, not one per state: the check that
+	// de-duplication loses no reachable state (the distinct logs and
+	// states must be the same with and without it).
+	NoDedupe bool
 }
 
 // AnyInvariant as Options.StopAt stops at the first violating plan.
@@ -94,10 +98,12 @@ func AlphabetSize() int { return len(alphabet) }
 // Level is one plan size's count.
 type Level struct {
 	Faults int `json:"faults"`
-	// Plans ran; Distinct of them wrote a log no earlier plan wrote;
-	// Violating broke an invariant.
+	// Plans ran; Distinct of them wrote a log no earlier plan wrote, and
+	// States reached a state no earlier plan reached (a state is more than
+	// a log: see runPlan); Violating broke an invariant.
 	Plans     int `json:"plans"`
 	Distinct  int `json:"distinct"`
+	States    int `json:"states"`
 	Violating int `json:"violating"`
 	// Extended is how many plans of this size the next size grew from.
 	Extended int `json:"extended"`
@@ -117,8 +123,8 @@ type Report struct {
 	Policy    string
 	MaxFaults int
 	Levels    []Level
-	// Plans, Distinct and Violating add up the levels.
-	Plans, Distinct, Violating int
+	// Plans, Distinct, States and Violating add up the levels.
+	Plans, Distinct, States, Violating int
 	// Failures hold the first violating plan of each invariant, in the
 	// order found; Found says whether StopAt was reached.
 	Failures []Failure
@@ -135,7 +141,7 @@ type node struct {
 
 // outcome is what one plan's run gave.
 type outcome struct {
-	state      [16]byte
+	state, log [16]byte
 	violations []oracle.Violation
 	scenario   *sim.Scenario
 }
@@ -154,6 +160,7 @@ func Explore(p Policy, o Options) Report {
 	// reached it: a plan reaching it with an earlier last fault can grow
 	// where the first could not, and is extended too.
 	seen := map[[16]byte]lastPlace{}
+	logs := map[[16]byte]struct{}{}
 	frontier := []node{{}}
 	for size := 0; size <= o.MaxFaults && len(frontier) > 0; size++ {
 		level := Level{Faults: size}
@@ -179,13 +186,17 @@ func Explore(p Policy, o Options) Report {
 				place := lastOf(plan)
 				prev, ok := seen[out.state]
 				if !ok {
+					level.States++
+				}
+				if _, logged := logs[out.log]; !logged {
+					logs[out.log] = struct{}{}
 					level.Distinct++
 				}
 				if !ok || place.less(prev) {
 					seen[out.state] = place
-					if size < o.MaxFaults {
-						next = append(next, node{plan: plan})
-					}
+				}
+				if (!ok || place.less(prev) || o.NoDedupe) && size < o.MaxFaults {
+					next = append(next, node{plan: plan})
 				}
 				if len(out.violations) == 0 {
 					continue
@@ -211,6 +222,7 @@ func Explore(p Policy, o Options) Report {
 		r.Levels = append(r.Levels, level)
 		r.Plans += level.Plans
 		r.Distinct += level.Distinct
+		r.States += level.States
 		r.Violating += level.Violating
 		if r.Found || r.Stopped {
 			break
@@ -251,6 +263,13 @@ func (g *generator) next(n int) []Plan {
 	out := g.pending[:k:k]
 	g.pending = g.pending[k:]
 	return out
+}
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // lastPlace is where a plan's last fault is; the empty plan's is before
@@ -295,13 +314,20 @@ func runAll(base *sim.Scenario, plans []Plan, o Options) []outcome {
 }
 
 // runPlan runs and checks one plan and names the state it reached: its
-// log, and the requests the model received (a request that logged nothing
-// is a state too).
+// log, the requests the model received (a request that logged nothing is a
+// state too), and whether the agent and llm-retry were disposed — which
+// the log does not show and which change what follows: a disposed agent
+// logs what a cancel with cause "disposed" logs, but refuses the messages
+// after it; a disposed llm-retry retries nothing more. (Found by
+// exploring without de-duplication: a state was missing when the state
+// was the log and the requests alone.)
 func runPlan(base *sim.Scenario, p Plan, opts sim.Options) outcome {
 	s := apply(base, p)
 	res, vs := faults.Check(s, opts)
 	h := fnv.New128a()
 	h.Write(faults.LogBytes(res))
+	var log [16]byte
+	copy(log[:], h.Sum(nil))
 	var buf [8]byte
 	for _, rq := range res.Facts.Requests {
 		binary.LittleEndian.PutUint64(buf[:], uint64(rq.Seq))
@@ -309,9 +335,10 @@ func runPlan(base *sim.Scenario, p Plan, opts sim.Options) outcome {
 		binary.LittleEndian.PutUint64(buf[:], uint64(rq.Attempt))
 		h.Write(buf[:])
 	}
+	h.Write([]byte{b2u(res.Disposed), b2u(res.RetryDisposed)})
 	var state [16]byte
 	copy(state[:], h.Sum(nil))
-	out := outcome{state: state, violations: vs}
+	out := outcome{state: state, log: log, violations: vs}
 	if len(vs) > 0 {
 		out.scenario = s
 	}

@@ -43,6 +43,10 @@ type Result struct {
 	Stopped string
 	// Facts are what the run knows beyond its log, for the oracle.
 	Facts oracle.Facts
+	// Disposed and RetryDisposed say how the run left the agent and
+	// llm-retry's executor: state the log does not show (a disposal logs
+	// what a cancel with cause "disposed" logs), for explore.
+	Disposed, RetryDisposed bool
 }
 
 // World runs one scenario.
@@ -68,6 +72,7 @@ type World struct {
 	// whose failure the request-error waterfall is handling) has
 	// listenerThrows.
 	answeringThrows bool
+	retryDisposed   bool
 	facts           oracle.Facts
 }
 
@@ -206,6 +211,7 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 		res.Header, res.Events = log.Header(), log.Events()
 		res.Actions, res.Requests, res.Summaries = w.actions, w.requests, w.summaries
 		res.Statuses, res.Warnings = w.statuses, w.warnings
+		res.Disposed, res.RetryDisposed = w.agent.Disposed(), w.retryDisposed
 		panicked := res.Facts.Panic
 		res.Facts = w.facts
 		res.Facts.Panic, res.Facts.Stopped = panicked, res.Stopped
@@ -308,6 +314,7 @@ func (w *World) worldAction(a Action) func() {
 			w.record("dispose llm-retry")
 			if w.executor != nil {
 				w.executor.Dispose()
+				w.retryDisposed = true
 			}
 		}
 	}

@@ -41,9 +41,11 @@ RetryPolicyConfig (compaction-basic installed beside it at its defaults,
 as DSH does), a bundle of retryPolicy, compaction and listenerOrder, or
 "default".
 
-Prints a line per policy (plans by size, distinct logs, violating plans,
-wall time), the first violating plan of each invariant, and ends with
-"N plans, D distinct logs, V violating plans, T s". With --out each of
+Prints a line per policy (plans by size, distinct logs, distinct states —
+a log with the world actions that landed, some of which leave no trace in
+it — violating plans, wall time), the first violating plan of each
+invariant, and ends with "N plans, D distinct logs, S states, V violating
+plans, T s". With --out each of
 those plans is written as a scenario file that 'simrun scenario' replays.
 
 --mutant all explores each mutant of the zoo until the invariant it must
@@ -64,6 +66,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write each reported violating plan as a scenario file into this folder")
 	workers := fs.Int("j", runtime.GOMAXPROCS(0), "parallel workers (the output does not depend on it)")
 	asJSON := fs.Bool("json", false, "print one JSON object per policy (or mutant), then a summary object")
+	noDedupe := fs.Bool("no-dedupe", false, "grow every plan, not one per reached state (to check that de-duplication loses no state: the distinct logs and states must not change)")
 	rest, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -96,7 +99,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := explore.Options{MaxFaults: *maxFaults, Workers: *workers, Stopped: func() bool { return ctx.Err() != nil }}
+	o := explore.Options{MaxFaults: *maxFaults, Workers: *workers, Stopped: func() bool { return ctx.Err() != nil }, NoDedupe: *noDedupe}
 	if *mutant == "all" {
 		return exploreZoo(ctx, policies, o, *asJSON, stdout)
 	}
@@ -129,6 +132,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		e.policy(r, time.Since(policyBegan))
 		total.Plans += r.Plans
 		total.Distinct += r.Distinct
+		total.States += r.States
 		total.Violating += r.Violating
 		total.Stopped = total.Stopped || r.Stopped
 	}
@@ -138,11 +142,11 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		note = " (interrupted)"
 	}
 	if e.json {
-		b, _ := json.Marshal(map[string]any{"plans": total.Plans, "distinct": total.Distinct, "violating": total.Violating,
+		b, _ := json.Marshal(map[string]any{"plans": total.Plans, "distinct": total.Distinct, "states": total.States, "violating": total.Violating,
 			"maxFaults": *maxFaults, "seconds": round2(elapsed), "interrupted": ctx.Err() != nil})
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
-		fmt.Fprintf(stdout, "%d plans, %d distinct logs, %d violating plans, %.1f s%s\n", total.Plans, total.Distinct, total.Violating, elapsed, note)
+		fmt.Fprintf(stdout, "%d plans, %d distinct logs, %d states, %d violating plans, %.1f s%s\n", total.Plans, total.Distinct, total.States, total.Violating, elapsed, note)
 	}
 	if total.Violating > 0 {
 		return exitViolation
@@ -173,6 +177,7 @@ type policyJSON struct {
 	Levels    []explore.Level `json:"levels"`
 	Plans     int             `json:"plans"`
 	Distinct  int             `json:"distinct"`
+	States    int             `json:"states"`
 	Violating int             `json:"violating"`
 	Seconds   float64         `json:"seconds"`
 	Failures  []failureJSON   `json:"failures,omitempty"`
@@ -190,7 +195,7 @@ type failureJSON struct {
 }
 
 func (e *explorer) policy(r explore.Report, took time.Duration) {
-	pj := policyJSON{Policy: r.Policy, Levels: r.Levels, Plans: r.Plans, Distinct: r.Distinct, Violating: r.Violating,
+	pj := policyJSON{Policy: r.Policy, Levels: r.Levels, Plans: r.Plans, Distinct: r.Distinct, States: r.States, Violating: r.Violating,
 		Seconds: round2(took.Seconds()), Stopped: r.Stopped}
 	for _, f := range r.Failures {
 		fj := failureJSON{Invariant: f.Violation.Invariant, Message: f.Violation.Message, Plan: f.Plan.Lines(), Index: f.Index}
@@ -214,8 +219,8 @@ func (e *explorer) policy(r explore.Report, took time.Duration) {
 	for _, l := range r.Levels {
 		sizes = append(sizes, fmt.Sprint(l.Plans))
 	}
-	fmt.Fprintf(e.w, "%-32s %d plans (%s by size), %d distinct logs, %d violating, %.1f s\n",
-		r.Policy, r.Plans, strings.Join(sizes, " + "), r.Distinct, r.Violating, took.Seconds())
+	fmt.Fprintf(e.w, "%-32s %d plans (%s by size), %d distinct logs, %d states, %d violating, %.1f s\n",
+		r.Policy, r.Plans, strings.Join(sizes, " + "), r.Distinct, r.States, r.Violating, took.Seconds())
 	for _, f := range pj.Failures {
 		fmt.Fprintf(e.w, "  VIOLATION %s (plan %d): %s\n", f.Invariant, f.Index, f.Message)
 		for _, line := range f.Plan {

@@ -20,7 +20,7 @@ func TestExploreCorrectLoop(t *testing.T) {
 		t.Fatalf("status %d\n%s%s", status, out, errOut)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if last := lines[len(lines)-1]; !regexp.MustCompile(`^\d+ plans, \d+ distinct logs, 0 violating plans, \d+\.\d s$`).MatchString(last) {
+	if last := lines[len(lines)-1]; !regexp.MustCompile(`^\d+ plans, \d+ distinct logs, \d+ states, 0 violating plans, \d+\.\d s$`).MatchString(last) {
 		t.Errorf("last line %q", last)
 	}
 	for _, p := range []string{"dsh-default ", "always ", "none ", "dsh-default-no-overflow-retries "} {
