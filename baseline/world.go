@@ -109,7 +109,6 @@ func (w *world) start() <-chan struct{} {
 				w.mu.Unlock()
 				for _, p := range due {
 					if p.PlusMs > 0 {
-						p := p
 						w.mock.AfterFunc(duration(p.PlusMs), p.apply)
 						continue
 					}

@@ -137,8 +137,19 @@ func (p position) less(q position) bool {
 
 // after reports whether f comes strictly after g in a plan's canonical
 // order: later in the run, or at the same place later in the alphabet.
-func (f Fault) after(g Fault) bool {
-	return g.at.less(f.at) || f.at == g.at && f.letter > g.letter
+func (f Fault) after(g Fault) bool { return g.rank().before(f.rank()) }
+
+// rank is where a fault stands in the canonical order: all of a Fault that
+// the order reads, small enough to keep one per reached state.
+type rank struct {
+	at     position
+	letter int
+}
+
+func (f Fault) rank() rank { return rank{f.at, f.letter} }
+
+func (r rank) before(s rank) bool {
+	return r.at.less(s.at) || r.at == s.at && r.letter < s.letter
 }
 
 // Name is the alphabet entry's name.

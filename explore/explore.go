@@ -133,12 +133,6 @@ type Report struct {
 	Stopped bool
 }
 
-// node is a plan that is extended: its plan and the place of its last
-// fault.
-type node struct {
-	plan Plan
-}
-
 // outcome is what one plan's run gave.
 type outcome struct {
 	state, log [16]byte
@@ -156,15 +150,15 @@ func Explore(p Policy, o Options) Report {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	r := Report{Policy: p.Name, MaxFaults: o.MaxFaults}
-	// seen maps a state to the place of the earliest last fault that
+	// seen maps a state to the rank of the earliest last fault that
 	// reached it: a plan reaching it with an earlier last fault can grow
 	// where the first could not, and is extended too.
-	seen := map[[16]byte]lastPlace{}
+	seen := map[[16]byte]rank{}
 	logs := map[[16]byte]struct{}{}
-	frontier := []node{{}}
+	frontier := []Plan{nil}
 	for size := 0; size <= o.MaxFaults && len(frontier) > 0; size++ {
 		level := Level{Faults: size}
-		var next []node
+		var next []Plan
 		// Each plan of this size is a parent's extension (the root is the
 		// empty plan), made a batch at a time: a level of three faults
 		// has millions of plans, and only its distinct states are kept.
@@ -192,11 +186,12 @@ func Explore(p Policy, o Options) Report {
 					logs[out.log] = struct{}{}
 					level.Distinct++
 				}
-				if !ok || place.less(prev) {
+				earlier := !ok || place.before(prev)
+				if earlier {
 					seen[out.state] = place
 				}
-				if (!ok || place.less(prev) || o.NoDedupe) && size < o.MaxFaults {
-					next = append(next, node{plan: plan})
+				if (earlier || o.NoDedupe) && size < o.MaxFaults {
+					next = append(next, plan)
 				}
 				if len(out.violations) == 0 {
 					continue
@@ -236,7 +231,7 @@ func Explore(p Policy, o Options) Report {
 // canonical order, parent after parent.
 type generator struct {
 	base     *sim.Scenario
-	frontier []node
+	frontier []Plan
 	sim      sim.Options
 	root     bool
 	pending  []Plan
@@ -248,7 +243,10 @@ func (g *generator) next(n int) []Plan {
 		return []Plan{nil}
 	}
 	for len(g.pending) < n && len(g.frontier) > 0 {
-		parent := g.frontier[0].plan
+		// The parent runs again rather than keeping its result from the
+		// level before: a frontier is tens of thousands of plans, and a
+		// run's result is tens of kilobytes.
+		parent := g.frontier[0]
 		g.frontier = g.frontier[1:]
 		res := sim.RunWith(apply(g.base, parent), g.sim)
 		var last *Fault
@@ -265,30 +263,13 @@ func (g *generator) next(n int) []Plan {
 	return out
 }
 
-func b2u(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// lastPlace is where a plan's last fault is; the empty plan's is before
-// everything.
-type lastPlace struct {
-	at     position
-	letter int
-}
-
-func lastOf(p Plan) lastPlace {
+// lastOf is the rank of a plan's last fault, where the plan can grow
+// from; the empty plan's comes before every fault.
+func lastOf(p Plan) rank {
 	if len(p) == 0 {
-		return lastPlace{at: position{-1, 0}, letter: -1}
+		return rank{at: position{-1, 0}, letter: -1}
 	}
-	f := p[len(p)-1]
-	return lastPlace{at: f.at, letter: f.letter}
-}
-
-func (a lastPlace) less(b lastPlace) bool {
-	return a.at.less(b.at) || a.at == b.at && a.letter < b.letter
+	return p[len(p)-1].rank()
 }
 
 // runAll runs plans on o.Workers goroutines; out[i] is plans[i]'s.
@@ -343,4 +324,11 @@ func runPlan(base *sim.Scenario, p Plan, opts sim.Options) outcome {
 		out.scenario = s
 	}
 	return out
+}
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -120,14 +120,14 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	var total explore.Report
 	began := time.Now()
+	if *first {
+		o.StopAt = explore.AnyInvariant
+	}
 	for _, p := range policies {
 		if ctx.Err() != nil {
 			break
 		}
 		policyBegan := time.Now()
-		if *first {
-			o.StopAt = explore.AnyInvariant
-		}
 		r := explore.Explore(p, o)
 		e.policy(r, time.Since(policyBegan))
 		total.Plans += r.Plans
@@ -235,7 +235,7 @@ func (e *explorer) policy(r explore.Report, took time.Duration) {
 	}
 }
 
-// writeScenario writes a scenario file atomically.
+// writeScenario writes a scenario file as DIR/NAME.json.
 func writeScenario(dir, name string, s *sim.Scenario) (string, error) {
 	named := *s
 	named.Name = name
@@ -243,15 +243,11 @@ func writeScenario(dir, name string, s *sim.Scenario) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
 	path := filepath.Join(dir, name+".json")
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return "", err
-	}
-	return path, os.Rename(tmp, path)
+	return path, writeAtomically(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // zooRow is one mutant's exploration.
