@@ -38,6 +38,7 @@ type Agent struct {
 	onStatus     []func(Status)
 
 	surface Surface
+	context contextProjection
 
 	// inbox
 	nextTurn, nextStep []session.UserMessage
@@ -72,6 +73,7 @@ func New(log *session.Log, cfg Config, ports Ports) *Agent {
 	for i := range log.Events() {
 		e := log.At(int64(i))
 		a.surface.apply(e)
+		a.context.observe(e)
 		if t, ok := e.Data.(*session.TurnStart); ok {
 			a.lastTurn = t.Turn
 		}
@@ -137,6 +139,9 @@ func (a *Agent) notify(e session.Event, node *SurfaceNode) session.Event {
 	// the pointer.
 	observers := a.onAppend
 	stored := a.log.At(e.Seq)
+	if a.cfg.RuntimeContext != nil {
+		a.context.observe(stored)
+	}
 	for i := range observers {
 		observers[i](stored)
 	}

@@ -83,9 +83,13 @@ func (a *Agent) turnBody() (session.TurnEndReason, error) {
 		batch := a.claim(boundary)
 		// System prompt assembly and the pre-step waterfall are awaits
 		// in DSH; their stand-ins decide nothing, but the signal is
-		// checked after each.
+		// checked after each. The default decision enters the claimed
+		// messages and, when it changed, the runtime-context snapshot.
 		if a.signalled() {
 			return session.TurnEndReason{}, errAborted
+		}
+		if snapshot := a.context.project(a.cfg.RuntimeContext, a.ports.IDs); snapshot != nil {
+			batch = append(batch, *snapshot)
 		}
 		if hasOutcome && len(batch) == 0 {
 			break
@@ -133,7 +137,11 @@ func (a *Agent) turnBody() (session.TurnEndReason, error) {
 }
 
 // claim takes the batch of a step: all of next-step, and at a turn
-// boundary the first next-turn message. The next-step splice comes first.
+// boundary the first next-turn message. The next-step splice comes first,
+// and so do its messages: DSH's Inbox.claim returns "next-step input
+// followed by the queued turn" (seen on 0.1.0-rc.8's web host: a steer
+// left pending by an aborted turn enters the next turn before the prompt
+// that starts it).
 func (a *Agent) claim(boundary string) []session.UserMessage {
 	// Each list is taken before its splice is logged (see Send).
 	var steps, turn []session.UserMessage
@@ -145,7 +153,7 @@ func (a *Agent) claim(boundary string) []session.UserMessage {
 		turn, a.nextTurn = a.nextTurn[:1:1], a.nextTurn[1:]
 		a.Append(&session.InboxSpliced{Target: NextTurn, Start: 0, RemovedCount: 1})
 	}
-	return append(turn, steps...)
+	return append(steps, turn...)
 }
 
 // failureOf is the LlmFailure a turn ends with: an LLM error's own, or

@@ -46,4 +46,10 @@ type Config struct {
 	Settle SettleRule
 	// Attempts, when set, replaces the step's attempt path (RunAttempts).
 	Attempts AttemptPath
+	// RuntimeContext, when set, is the runtime context DSH's system-prompt
+	// composition renders for every step; the loop projects it onto the
+	// surface as a user message whenever it is not the one retained
+	// (RuntimeContextProjection). Nil: a bare loop, as DSH's own loop
+	// tests compose it, with no snapshot.
+	RuntimeContext *RuntimeContext
 }

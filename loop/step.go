@@ -209,7 +209,7 @@ func (a *Agent) succeed(req *Request, res *attemptResult) (stepOutcome, error) {
 		}
 	}
 	a.appendNode(&session.AssistantMessage{Turn: a.turn, Step: a.step, Message: body, Usage: res.assembler.usage},
-		res.chunks, SurfaceNode{Kind: NodeAssistant, Text: text, Tokens: EstimateTokens(text), ToolCalls: callIDs})
+		res.chunks, SurfaceNode{Kind: NodeAssistant, Text: text, Tokens: blocksTokens(blocks), ToolCalls: callIDs})
 	if maxTokens {
 		return outcomeMaxTokens, nil
 	}
@@ -240,6 +240,6 @@ func (a *Agent) runTools(calls []block) {
 			Source:  session.Source{Kind: "tool", CallID: c.ID},
 			Role:    "user",
 			ID:      a.ports.IDs.NewID(IDMessage),
-		}}, []int64{callEvent.Seq}, SurfaceNode{Kind: NodeTool, Text: out.Text, Tokens: EstimateTokens(out.Text), CallID: c.ID})
+		}}, []int64{callEvent.Seq}, SurfaceNode{Kind: NodeTool, Text: out.Text, Tokens: ToolResultTokens(out.Text), CallID: c.ID})
 	}
 }

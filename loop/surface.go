@@ -14,7 +14,8 @@ type SurfaceNode struct {
 	Kind string // "user", "assistant" or "tool"
 	// Text is the message's text content, joined.
 	Text string
-	// Tokens is the node's estimated size (see EstimateTokens).
+	// Tokens is the node's estimated size, as DSH's token meter prices it
+	// (MessageTokens).
 	Tokens int
 	// ToolCalls are an assistant node's tool-call ids; CallID is a tool
 	// result's call.
@@ -28,11 +29,6 @@ const (
 	NodeAssistant = "assistant"
 	NodeTool      = "tool"
 )
-
-// EstimateTokens is turnsim's size estimate: one token per four bytes of
-// text, rounded up. It decides natural overflow and compaction's shrink
-// check; DSH's own estimator is not part of the log.
-func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
 
 // Surface is the derived message history: surface events applied in order,
 // replacements in place.
@@ -90,31 +86,40 @@ func (s *Surface) apply(e *session.Event) {
 func surfaceNode(e *session.Event) (SurfaceNode, bool) {
 	switch p := e.Data.(type) {
 	case *session.UserMessage:
-		text := contentText(p.Content)
-		return SurfaceNode{Seq: e.Seq, Kind: NodeUser, Text: text, Tokens: EstimateTokens(text)}, true
+		if text, ok := oneTextBlock(p.Content); ok {
+			return SurfaceNode{Seq: e.Seq, Kind: NodeUser, Text: text, Tokens: TextMessageTokens(text)}, true
+		}
+		return SurfaceNode{Seq: e.Seq, Kind: NodeUser, Text: contentText(p.Content), Tokens: MessageTokens(p.Content)}, true
 	case *session.AssistantMessage:
-		text := contentText(p.Message.Content)
-		return SurfaceNode{Seq: e.Seq, Kind: NodeAssistant, Text: text, Tokens: EstimateTokens(text),
+		return SurfaceNode{Seq: e.Seq, Kind: NodeAssistant, Text: contentText(p.Message.Content), Tokens: MessageTokens(p.Message.Content),
 			ToolCalls: session.ToolCallIDs(p.Message.Content)}, true
 	case *session.ToolResult:
-		text := ""
+		node := SurfaceNode{Seq: e.Seq, Kind: NodeTool, Tokens: roleOverhead, CallID: p.CallID()}
 		if p.Message != nil {
-			text = contentText(p.Message.Content)
+			node.Text, node.Tokens = contentText(p.Message.Content), MessageTokens(p.Message.Content)
 		}
-		return SurfaceNode{Seq: e.Seq, Kind: NodeTool, Text: text, Tokens: EstimateTokens(text), CallID: p.CallID()}, true
+		return node, true
 	}
 	return SurfaceNode{}, false
+}
+
+// oneTextBlock reads the common shape of content, one text block without
+// escapes, without a decoder.
+func oneTextBlock(content json.RawMessage) (string, bool) {
+	const prefix, suffix = `[{"type":"text","text":"`, `"}]`
+	if s := string(content); strings.HasPrefix(s, prefix) && strings.HasSuffix(s, suffix) {
+		if text := s[len(prefix) : len(s)-len(suffix)]; !strings.ContainsAny(text, "\\\"") {
+			return text, true
+		}
+	}
+	return "", false
 }
 
 // contentText joins the text of content blocks, nested tool-result content
 // and tool-call arguments included.
 func contentText(content json.RawMessage) string {
-	// The common shape, one text block without escapes, without a decoder.
-	const prefix, suffix = `[{"type":"text","text":"`, `"}]`
-	if s := string(content); strings.HasPrefix(s, prefix) && strings.HasSuffix(s, suffix) {
-		if text := s[len(prefix) : len(s)-len(suffix)]; !strings.ContainsAny(text, "\\\"") {
-			return text
-		}
+	if text, ok := oneTextBlock(content); ok {
+		return text
 	}
 	var blocks []struct {
 		Type      string          `json:"type"`

@@ -138,6 +138,9 @@ func chunksOf(out *Outcome, request int) []session.StreamChunk {
 		if stream == nil {
 			stream = &Outcome{Text: ptr("partial output")}
 		}
+		if stream.Text != nil && *stream.Text == "" {
+			return nil // an empty stream streams nothing before its failure
+		}
 		all := chunksOf(stream, request)
 		return all[:min(out.AfterChunks, len(all))]
 	}
@@ -146,6 +149,12 @@ func chunksOf(out *Outcome, request int) []session.StreamChunk {
 		return session.StreamChunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: kind}}
 	}
 	switch {
+	case out.Text != nil && *out.Text == "":
+		// DSH's DeepSeek adapter turns a completion without content into
+		// an in-band failure (SPEC 2.4, 5.3): its usage, then an error
+		// finish (seen on 0.1.0-rc.8 for an empty content delta).
+		return []session.StreamChunk{usage, {Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishError,
+			Failure: &session.LlmFailure{Code: "EMPTY_RESPONSE", Message: "model returned a completed response with no content"}}}}
 	case out.Text != nil:
 		return append(textBlock(0, *out.Text), usage, finish(session.FinishStop))
 	case out.MaxTokens != nil:

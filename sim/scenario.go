@@ -53,6 +53,10 @@ type Scenario struct {
 	// history is larger than ContextWindow tokens (natural overflow),
 	// without consuming the requests list.
 	EnforceContextWindow bool
+	// RuntimeContext is the runtime context DSH's composition puts on the
+	// surface ("runtimeContext": {"cwd": …} for DSH's own, or text and
+	// sections); nil for a bare loop, as DSH's loop tests compose it.
+	RuntimeContext *loop.RuntimeContext
 }
 
 // Outage is a window [FromMs, ToMs) in which every request fails.
@@ -156,7 +160,7 @@ func ParseScenario(raw []byte) (*Scenario, error) {
 	}
 	if err := o.only("name", "provider", "model", "contextWindow", "retryPolicy", "compaction", "listenerOrder",
 		"random", "requests", "summaries", "inputs", "world", "streamIdleTimeoutMs", "maxEvents", "adapter", "seed",
-		"outages", "enforceContextWindow"); err != nil {
+		"outages", "enforceContextWindow", "runtimeContext"); err != nil {
 		return nil, err
 	}
 	s := &Scenario{Provider: "mock", Model: "mock-model", ContextWindow: 128000,
@@ -185,6 +189,7 @@ func ParseScenario(raw []byte) (*Scenario, error) {
 		func() error { return parseSeed(o, s) },
 		func() error { return o.boolean("enforceContextWindow", &s.EnforceContextWindow) },
 		func() error { return parseOutages(o, s) },
+		func() error { return parseRuntimeContext(o, s) },
 		func() error { return parseRequests(o, s) },
 		func() error { return parseSummaries(o, s) },
 		func() error { return parseInputs(o, s) },
@@ -363,6 +368,63 @@ func parseOutages(o *object, s *Scenario) error {
 		out.Fail = *f
 		s.Outages = append(s.Outages, out)
 	}
+	return nil
+}
+
+// parseRuntimeContext reads {"cwd": DIR} (DSH's composition for a
+// session working in DIR) or {"text": T, "sections": [{"name","text"}…]}.
+func parseRuntimeContext(o *object, s *Scenario) error {
+	raw := o.raw("runtimeContext")
+	if raw == nil || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil
+	}
+	ro, err := readObject("runtimeContext", raw)
+	if err != nil {
+		return err
+	}
+	if err := ro.only("cwd", "text", "sections"); err != nil {
+		return err
+	}
+	if ro.has("cwd") {
+		if ro.has("text") || ro.has("sections") {
+			return ferr("runtimeContext", "is either {cwd} (DSH's own) or {text, sections}, not both")
+		}
+		var cwd string
+		if err := ro.str("cwd", &cwd); err != nil {
+			return err
+		}
+		if cwd == "" {
+			return ferr("runtimeContext.cwd", "must name a folder")
+		}
+		s.RuntimeContext = DSHRuntimeContext(cwd)
+		return nil
+	}
+	rc := &loop.RuntimeContext{}
+	if err := ro.str("text", &rc.Text); err != nil {
+		return err
+	}
+	items, err := ro.array("sections")
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		so, err := readObject(index("runtimeContext.sections", i), it)
+		if err != nil {
+			return err
+		}
+		if err := so.only("name", "text"); err != nil {
+			return err
+		}
+		var sec loop.ContextSection
+		if err := so.str("name", &sec.Name); err != nil {
+			return err
+		}
+		if err := so.str("text", &sec.Text); err != nil {
+			return err
+		}
+		rc.Sections = append(rc.Sections, sec)
+	}
+	s.RuntimeContext = rc
 	return nil
 }
 

@@ -92,6 +92,12 @@ type scenarioJSON struct {
 	World                []json.RawMessage `json:"world"`
 	Outages              []outageJSON      `json:"outages,omitempty"`
 	EnforceContextWindow bool              `json:"enforceContextWindow,omitempty"`
+	RuntimeContext       *runtimeJSON      `json:"runtimeContext,omitempty"`
+}
+
+type runtimeJSON struct {
+	Text     string                `json:"text"`
+	Sections []loop.ContextSection `json:"sections,omitempty"`
 }
 
 type outageJSON struct {
@@ -110,6 +116,9 @@ func (s *Scenario) MarshalJSON() ([]byte, error) {
 		out.Random = s.Random
 	}
 	out.EnforceContextWindow = s.EnforceContextWindow
+	if rc := s.RuntimeContext; rc != nil {
+		out.RuntimeContext = &runtimeJSON{rc.Text, rc.Sections}
+	}
 	for _, o := range s.Outages {
 		f := o.Fail
 		out.Outages = append(out.Outages, outageJSON{o.FromMs, o.ToMs, failJSON{f.Code, f.Message, f.Status, f.ProviderRetryAfterMs, f.RequestID}})

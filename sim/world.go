@@ -43,6 +43,9 @@ type Result struct {
 	Stopped string
 	// Facts are what the run knows beyond its log, for the oracle.
 	Facts oracle.Facts
+	// Unfired are the scenario fields (inputs[i], world[i]) whose trigger
+	// never fired.
+	Unfired []string
 	// Disposed and RetryDisposed say how the run left the agent and
 	// llm-retry's executor: state the log does not show (a disposal logs
 	// what a cancel with cause "disposed" logs), for explore.
@@ -151,7 +154,8 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 	if s.Seed != nil {
 		random = Stream(*s.Seed, "jitter")
 	}
-	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes, Settle: opts.Settle, Attempts: opts.Attempts},
+	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes, Settle: opts.Settle, Attempts: opts.Attempts,
+		RuntimeContext: s.RuntimeContext},
 		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
 	w.agent.ObserveListeners(w.observeListener)
 	if slices.ContainsFunc(s.Requests, func(o Outcome) bool { return o.ListenerThrows }) {
@@ -206,6 +210,7 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 		for _, t := range w.triggered {
 			if !t.done {
 				w.warn(fmt.Sprintf("%s never ran: no %s event number %d was appended", t.what, t.After, t.Nth))
+				res.Unfired = append(res.Unfired, t.what)
 			}
 		}
 		res.Header, res.Events = log.Header(), log.Events()

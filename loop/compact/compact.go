@@ -3,6 +3,7 @@ package compact
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/session"
@@ -178,9 +179,9 @@ func (c *Compactor) compact(ev *loop.RequestError, target loop.Target) error {
 		shadowedTokens += n.Tokens
 		seqs[i] = n.Seq
 	}
-	framed := loop.EstimateTokens(checkpointPreamble + "\n\n<compacted-summary>" + summary.Text + "</compacted-summary>")
+	framed := loop.MessageTokens(checkpointContent(summary.Text))
 	if framed >= shadowedTokens {
-		return fail(errors.New("summary is not smaller than the shadowed content"))
+		return fail(fmt.Errorf("summary is not smaller than the shadowed content (%d estimated framed tokens >= %d)", framed, shadowedTokens))
 	}
 	if a.Surface().ReplaceGeneration() != generation || len(a.Surface().Nodes()) != size {
 		return fail(errors.New("the surface changed during compaction"))

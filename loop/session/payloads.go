@@ -68,8 +68,12 @@ type StepEnd struct {
 // Source says where a message came from. Only the fields turnsim reads are
 // typed; a message that was read keeps every other field in its raw bytes.
 type Source struct {
-	Kind         string          `json:"kind"`
-	Plugin       string          `json:"plugin,omitempty"`
+	Kind   string `json:"kind"`
+	Plugin string `json:"plugin,omitempty"`
+	// Form and Sections describe a runtime-context snapshot: form
+	// "snapshot" and the named sections it was rendered from.
+	Form         string          `json:"form,omitempty"`
+	Sections     json.RawMessage `json:"sections,omitempty"`
 	CompactionID string          `json:"compactionId,omitempty"`
 	CallID       string          `json:"callId,omitempty"`
 	Provider     string          `json:"provider,omitempty"`
