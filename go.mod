@@ -8,3 +8,5 @@ require (
 	github.com/klauspost/compress v1.20.4
 	github.com/leanovate/gopter v0.2.11
 )
+
+require github.com/coder/websocket v1.8.15

