@@ -2,7 +2,6 @@ package baseline
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"sync"
 	"time"
@@ -92,13 +91,7 @@ func (z *summarizer) Summarize(ctx context.Context, req compact.SummaryRequest) 
 	}
 	z.next++
 	z.mu.Unlock()
-	if err := z.clock.Sleep(ctx, duration(out.LatencyMs)); err != nil {
-		return compact.Summary{}, err
-	}
-	if out.Fail != nil {
-		return compact.Summary{}, errors.New(*out.Fail)
-	}
-	return compact.Summary{Text: *out.Text, InputTokens: 20, OutputTokens: loop.EstimateTokens(*out.Text)}, nil
+	return sim.PlaySummary(ctx, out, z.clock)
 }
 
 // ids numbers ids per kind; the driver's goroutines share it.

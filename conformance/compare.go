@@ -26,11 +26,21 @@ type Comparison struct {
 	DSHViolations, ModelViolations []oracle.Violation
 	// Lines is the skeleton's length.
 	Lines int
+	// AgentErrors are what DSH's host reported as agent errors during the
+	// run (a failure its loop could not log among them).
+	AgentErrors []string
 }
 
 // Agree reports whether both sides agree and both logs are clean.
 func (c *Comparison) Agree() bool {
 	return c.Diff == "" && len(c.DSHViolations) == 0 && len(c.ModelViolations) == 0
+}
+
+// Finding reports whether the comparison is a finding about DSH: DSH's
+// log breaks an invariant that the model's log, of the same scenario,
+// holds.
+func (c *Comparison) Finding() bool {
+	return len(c.DSHViolations) > 0 && len(c.ModelViolations) == 0
 }
 
 // Compare reads the files a DSH run of s left in dir, runs the model on
@@ -40,12 +50,16 @@ func Compare(s *sim.Scenario, dir string) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, res := ModelSide(s, WorkDir(dir))
-	c := &Comparison{DSH: *dsh, Model: *model}
+	drive, err := ReadDrive(dir)
+	if err != nil {
+		return nil, err
+	}
+	model, res := ModelSide(s, SessionCwd)
+	c := &Comparison{DSH: *dsh, Model: *model, AgentErrors: drive.AgentErrors}
 	c.DSHViolations = oracle.Check(dsh.Events, oracle.Options{Strict: true})
 	c.ModelViolations = oracle.Check(res.Events, oracle.Options{Strict: true, Facts: &res.Facts})
 	want, got := dsh.Lines(), model.Lines()
-	c.Diff = cmp.Diff(Join(want), Join(got))
+	c.Diff = cmp.Diff(want, got)
 	c.Lines = len(want)
 	return c, nil
 }

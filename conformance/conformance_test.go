@@ -79,9 +79,6 @@ func TestOverlay(t *testing.T) {
       maxRetries: 2
       retryableCodes: [SERVER, RATE_LIMIT]
       backoff: {initialDelayMs: 25, maxDelayMs: 50, jitterRatio: 0}
-- id: compaction-basic
-  config:
-    maxOverflowRetries: 2
 - id: session-title-llm
   disabled: true
 - id: session-persistence-jsonl
@@ -97,13 +94,71 @@ func TestOverlay(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("overlay (-want +got):\n%s", diff)
 	}
-	for _, bad := range []struct{ scenario, want string }{
-		{`{"name":"x","retryPolicy":null}`, "cannot be configured in DSH"},
-		{`{"name":"x","compaction":{"pruner":true}}`, "pruner"},
+	s, _ = sim.ParseScenario([]byte(`{"name":"x","retryPolicy":null}`))
+	if _, err := conformance.Overlay(s, "http://127.0.0.1:1", "/s"); err == nil || !strings.Contains(err.Error(), "cannot be configured in DSH") {
+		t.Errorf("a route without a policy: %v", err)
+	}
+}
+
+// standardPreset is the shape of DSH 0.1.0-rc.8's standard preset around
+// its compaction group.
+const standardPreset = `- id: persona
+  name: x
+
+- id: compaction
+  name: cordis:group
+  group: true
+  isolate:
+    compaction: true
+    toolResultPruner: true
+  config:
+    - id: compaction-basic
+      name: '@deepseek-ai/dsh-compaction-basic'
+
+    - id: tool-result-pruner
+      name: '@deepseek-ai/dsh-compaction-tool-result-pruner'
+
+# ── delegation and workflows ──
+- id: delegation
+`
+
+func TestPreset(t *testing.T) {
+	for _, row := range []struct {
+		why, compaction string
+		want            []string // substrings, in order
+		absent          []string
+	}{
+		{"the scenario's budget and summary cap, no pruner unless asked", `{"maxOverflowRetries":0,"maxTokens":512}`,
+			[]string{"- id: persona", "maxOverflowRetries: 0\n        maxTokens: 512", "id: command-compact", "# ── delegation"},
+			[]string{"tool-result-pruner"}},
+		{"the pruner with its settings", `{"pruner":{"thresholdChars":100,"headChars":20,"tailChars":10}}`,
+			[]string{"maxOverflowRetries: 1", "id: tool-result-pruner", "thresholdChars: 100\n        headChars: 20\n        tailChars: 10"}, nil},
+		{"no compaction at all", `false`, []string{"- id: persona", "# ── delegation"}, []string{"compaction"}},
 	} {
-		s, _ := sim.ParseScenario([]byte(bad.scenario))
-		if _, err := conformance.Overlay(s, "http://127.0.0.1:1", "/s"); err == nil || !strings.Contains(err.Error(), bad.want) {
-			t.Errorf("%s: %v", bad.scenario, err)
+		s, err := sim.ParseScenario([]byte(`{"name":"x","compaction":` + row.compaction + `}`))
+		if err != nil {
+			t.Fatal(err)
 		}
+		got, err := conformance.Preset(s, standardPreset)
+		if err != nil {
+			t.Fatalf("%s: %v", row.why, err)
+		}
+		at := 0
+		for _, w := range row.want {
+			i := strings.Index(got[at:], w)
+			if i < 0 {
+				t.Errorf("%s: %q missing (or out of order) in:\n%s", row.why, w, got)
+				break
+			}
+			at += i + len(w)
+		}
+		for _, a := range row.absent {
+			if strings.Contains(got, a) {
+				t.Errorf("%s: %q present in:\n%s", row.why, a, got)
+			}
+		}
+	}
+	if _, err := conformance.Preset(&sim.Scenario{}, "- id: persona\n"); err == nil {
+		t.Errorf("a preset without the compaction group was accepted")
 	}
 }

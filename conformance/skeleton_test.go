@@ -98,7 +98,11 @@ func TestExpressible(t *testing.T) {
 		{"what the provider cannot see",
 			`{"name":"x","retryPolicy":{"backoff":{"initialDelayMs":10,"maxDelayMs":10,"jitterRatio":0}},"adapter":false,"enforceContextWindow":true,
 			  "outages":[{"fromMs":0,"toMs":5,"fail":{"code":"SERVER"}}],"compaction":{"pruner":true}}`,
-			[]string{"compaction.pruner", "adapter", "outages", "enforceContextWindow"}},
+			[]string{"adapter", "outages", "enforceContextWindow"}},
+		{"a held text stream cut after its block-start",
+			`{"name":"x","retryPolicy":{"backoff":{"initialDelayMs":10,"maxDelayMs":10,"jitterRatio":0}},
+			  "requests":[{"hang":true,"afterChunks":1},{"hang":true,"afterChunks":2},{"fail":{"code":"TRANSPORT"},"afterChunks":1}]}`,
+			[]string{"requests[0].afterChunks"}},
 	} {
 		s, err := sim.ParseScenario([]byte(row.scenario))
 		if err != nil {
@@ -106,6 +110,32 @@ func TestExpressible(t *testing.T) {
 		}
 		var got []string
 		for _, e := range conformance.Expressible(s) {
+			got = append(got, strings.SplitN(e.Error(), ":", 2)[0])
+		}
+		if diff := cmp.Diff(row.fields, got); diff != "" {
+			t.Errorf("%s: fields named (-want +got):\n%s", row.why, diff)
+		}
+	}
+}
+
+func TestUncertain(t *testing.T) {
+	for _, row := range []struct {
+		why, world string
+		fields     []string
+	}{
+		{"inside a two-second wait, 600 ms in", `{"do":"cancel","keepInbox":true,"after":"llm/retry","plusMs":600}`, nil},
+		{"right after the step opens: DSH goes on at once", `{"do":"cancel","keepInbox":true,"after":"step/start"}`, []string{"world[0]"}},
+		{"100 ms before the wait ends", `{"do":"cancel","keepInbox":true,"after":"llm/retry","plusMs":1900}`, []string{"world[0]"}},
+		{"a timed cancel 300 ms into the wait", `{"do":"cancel","keepInbox":true,"atMs":1300}`, nil},
+	} {
+		s, err := sim.ParseScenario([]byte(`{"name":"x",
+			"retryPolicy":{"maxRetries":2,"retryableCodes":["SERVER"],"backoff":{"initialDelayMs":2000,"maxDelayMs":2000,"jitterRatio":0}},
+			"requests":[{"fail":{"code":"SERVER","message":"busy","status":500},"latencyMs":1000}],"world":[` + row.world + `]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range conformance.Uncertain(s) {
 			got = append(got, strings.SplitN(e.Error(), ":", 2)[0])
 		}
 		if diff := cmp.Diff(row.fields, got); diff != "" {

@@ -166,7 +166,16 @@ func failureOf(err error) session.LlmFailure {
 	return session.LlmFailure{Message: renderCause(err), Code: "UNKNOWN"}
 }
 
-func renderCause(err error) string {
+func renderCause(err error) string { return ErrorChain(err) }
+
+// ErrorChain renders an error as DSH's errorChain does for the errors the
+// model raises: an LLM error by its failure's message (its code is data,
+// not text), anything else by its message.
+func ErrorChain(err error) string {
+	var le *LLMError
+	if errors.As(err, &le) {
+		return le.Failure.Message
+	}
 	msg := err.Error()
 	if msg == "" {
 		return fmt.Sprintf("%T", err)

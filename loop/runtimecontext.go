@@ -40,15 +40,14 @@ type contextProjection struct {
 
 // observe follows an appended event.
 func (p *contextProjection) observe(e *session.Event) {
-	switch d := e.Data.(type) {
-	case *session.UserMessage:
-		if d.Source.Kind == "plugin" && d.Source.Plugin == RuntimeContextPlugin {
-			p.ever, p.retained, p.seq, p.text = true, true, e.Seq, contentText(d.Content)
-		}
-	default:
-		if p.retained && e.SurfaceOp != nil && e.SurfaceOp.Op == session.SurfaceReplace && slices.Contains(e.SourceEventSeqs, p.seq) {
-			p.retained = false
-		}
+	if d, ok := e.Data.(*session.UserMessage); ok && d.Source.Kind == "plugin" && d.Source.Plugin == RuntimeContextPlugin {
+		p.ever, p.retained, p.seq, p.text = true, true, e.Seq, contentText(d.Content)
+		return
+	}
+	// A replacement that shadows the snapshot (a checkpoint is a user
+	// message too) leaves none retained.
+	if p.retained && e.SurfaceOp != nil && e.SurfaceOp.Op == session.SurfaceReplace && slices.Contains(e.SourceEventSeqs, p.seq) {
+		p.retained = false
 	}
 }
 

@@ -234,6 +234,12 @@ func (a *Agent) runTools(calls []block) {
 			toolErr = &session.ToolError{Name: "AbortError", Code: "ABORTED_BEFORE_DISPATCH"}
 		} else {
 			out = a.ports.Tools.Run(a.ctx, call)
+			if a.signalled() {
+				// DSH's tool runtime: cancellation supersedes whatever the
+				// body returned (toolAbortedResult, 0.1.0-rc.8).
+				out = ToolOutcome{Text: "Error: tool call aborted", IsError: true}
+				toolErr = &session.ToolError{Name: "AbortError", Code: "ABORTED"}
+			}
 		}
 		a.appendNode(&session.ToolResult{Turn: a.turn, Step: a.step, Error: toolErr, Message: &session.UserMessage{
 			Content: toolResultContent(c.ID, out),

@@ -21,6 +21,12 @@
 //
 // A hang stalls until the client goes away. Other codes cannot be made
 // on the wire; they are answered with 500 (SERVER) and listed by Check.
+//
+// An answer's latencyMs is its time to first token: an answer that
+// streams (status 200) sends its headers at once and its first event after
+// the latency, as a provider does; an HTTP error status, or a connection
+// closed before any byte, comes after the latency, while the client's
+// request is still pending.
 package serve
 
 import (
@@ -31,7 +37,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/sim"
@@ -111,13 +116,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	summary := r.Header.Get("x-deepseek-harness-compact") == "1"
 	out, n := s.next(summary)
 	s.logRequest(r, body, summary, n, describe(out))
-	if out.LatencyMs > 0 {
-		select {
-		case <-time.After(time.Duration(out.LatencyMs * float64(time.Millisecond))):
-		case <-r.Context().Done():
-			return
-		}
-	}
 	answer(w, r, out, req.Model, n)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/turnsim/turnsim/sim"
 )
@@ -14,14 +15,36 @@ type sse struct {
 	w     http.ResponseWriter
 	id    string
 	model string
+	// latency is the time to first token, waited once the headers are
+	// out; done ends it when the client goes away.
+	latency time.Duration
+	done    <-chan struct{}
 }
 
-func (e *sse) start() {
+// start sends the headers, then waits the latency; false when the client
+// went away meanwhile.
+func (e *sse) start() bool {
 	h := e.w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	e.w.WriteHeader(http.StatusOK)
 	e.flush()
+	return e.wait()
+}
+
+// wait waits the latency; false when the client went away meanwhile.
+func (e *sse) wait() bool {
+	if e.latency <= 0 {
+		return true
+	}
+	t := time.NewTimer(e.latency)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-e.done:
+		return false
+	}
 }
 
 func (e *sse) flush() {
@@ -46,7 +69,7 @@ func (e *sse) usage() {
 		"usage": map[string]int{"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}})
 }
 
-func (e *sse) done() {
+func (e *sse) end() {
 	fmt.Fprint(e.w, "data: [DONE]\n\n")
 	e.flush()
 }
@@ -72,22 +95,31 @@ func deltas(o *sim.Outcome, n int) (events []map[string]any, finish string) {
 
 // answer writes an outcome on the wire.
 func answer(w http.ResponseWriter, r *http.Request, o sim.Outcome, model string, n int) {
-	e := &sse{w: w, id: "chatcmpl-" + strconv.Itoa(n), model: model}
+	e := &sse{w: w, id: "chatcmpl-" + strconv.Itoa(n), model: model, latency: time.Duration(o.LatencyMs * float64(time.Millisecond)), done: r.Context().Done()}
 	switch {
 	case o.Hang:
-		e.start()
+		// A held stream: its first deltas, then nothing until the
+		// client's idle watchdog (or the client) gives up.
+		if !e.start() {
+			return
+		}
+		for _, d := range partialDeltas(&o, n) {
+			e.chunk(d, nil)
+		}
 		<-r.Context().Done()
 	case o.Fail != nil:
 		fail(w, r, e, &o, n)
 	default:
-		e.start()
+		if !e.start() {
+			return
+		}
 		events, finish := deltas(&o, n)
 		for _, d := range events {
 			e.chunk(d, nil)
 		}
 		e.chunk(map[string]any{}, finish)
 		e.usage()
-		e.done()
+		e.end()
 	}
 }
 
@@ -97,40 +129,59 @@ func fail(w http.ResponseWriter, r *http.Request, e *sse, o *sim.Outcome, n int)
 	if f.Status != nil {
 		status = *f.Status
 	}
-	stream := o.Stream
-	if stream == nil {
-		stream = &sim.Outcome{Text: ptr("partial output")}
-	}
-	partial, _ := deltas(stream, n)
-	partial = partial[:min(o.AfterChunks, len(partial))]
+	partial := partialDeltas(o, n)
 	switch f.Code {
 	case "STREAM_CLOSED":
-		e.start()
+		if !e.start() {
+			return
+		}
 		for _, d := range partial {
 			e.chunk(d, nil)
 		}
 		// a clean end of the body, without [DONE]
 	case "TRANSPORT":
 		if len(partial) > 0 {
-			e.start()
+			if !e.start() {
+				return
+			}
 			for _, d := range partial {
 				e.chunk(d, nil)
 			}
+		} else if !e.wait() {
+			return
 		}
 		reset(w)
 	case "TIMEOUT":
-		e.start()
+		if !e.start() {
+			return
+		}
 		for _, d := range partial {
 			e.chunk(d, nil)
 		}
 		<-r.Context().Done() // past the client's idle watchdog
 	case "EMPTY_RESPONSE":
-		e.start()
+		if !e.start() {
+			return
+		}
 		e.chunk(map[string]any{}, "stop")
-		e.done()
+		e.end()
 	default:
+		if !e.wait() {
+			return
+		}
 		httpError(w, f.Code, f.Message, status, f.ProviderRetryAfterMs, f.RequestID)
 	}
+}
+
+// partialDeltas are what a failure or a hang streams first: the first
+// AfterChunks deltas of its stream (default: a text response).
+func partialDeltas(o *sim.Outcome, n int) []map[string]any {
+	stream := o.Stream
+	if stream == nil {
+		stream = &sim.Outcome{Text: ptr("partial output")}
+	}
+	partial, _ := deltas(stream, n)
+	return partial[:min(o.AfterChunks, len(partial))]
 }
 
 // httpError answers with the status DSH maps to code.

@@ -98,8 +98,13 @@ func (s *scriptedStream) Next(ctx context.Context) (session.StreamChunk, error) 
 		}
 	}
 	switch {
+	case s.i < len(s.chunks):
+		c := s.chunks[s.i]
+		s.i++
+		return c, nil
 	case s.out.Hang:
-		// The stream stalls; the adapter's idle watchdog ends it.
+		// The stream stalls (after its first chunks, if any); the
+		// adapter's idle watchdog ends it.
 		idle := Forever
 		if s.idleTimeoutMs > 0 {
 			idle = duration(s.idleTimeoutMs)
@@ -110,14 +115,10 @@ func (s *scriptedStream) Next(ctx context.Context) (session.StreamChunk, error) 
 		// DSH's DeepSeek adapter's wording (observed on 0.1.0-rc.8).
 		return session.StreamChunk{}, &loop.LLMError{Failure: session.LlmFailure{Code: "TIMEOUT",
 			Message: fmt.Sprintf("DeepSeek stream idle timeout after %vms", s.idleTimeoutMs)}}
-	case s.out.Fail != nil && s.i >= len(s.chunks):
+	case s.out.Fail != nil:
 		return session.StreamChunk{}, &loop.LLMError{Failure: *s.out.Fail}
-	case s.i >= len(s.chunks):
-		return session.StreamChunk{}, io.EOF
 	}
-	c := s.chunks[s.i]
-	s.i++
-	return c, nil
+	return session.StreamChunk{}, io.EOF
 }
 
 // OutageAt is the outage covering virtual time ms, if any.
@@ -130,10 +131,10 @@ func (s *Scenario) OutageAt(ms float64) *Outage {
 	return nil
 }
 
-// chunksOf is what an outcome streams; a failure streams the first
-// AfterChunks chunks of its Stream (default: a text response).
+// chunksOf is what an outcome streams; a failure or a hang streams the
+// first AfterChunks chunks of its Stream (default: a text response).
 func chunksOf(out *Outcome, request int) []session.StreamChunk {
-	if out.Fail != nil {
+	if out.Fail != nil || out.Hang {
 		stream := out.Stream
 		if stream == nil {
 			stream = &Outcome{Text: ptr("partial output")}
@@ -219,8 +220,16 @@ func (s *scriptedSummarizer) Summarize(ctx context.Context, req compact.SummaryR
 	}
 	s.next++
 	s.w.summaries++
-	if err := s.w.clock.Sleep(ctx, duration(out.LatencyMs)); err != nil {
-		return compact.Summary{}, err
+	return PlaySummary(ctx, out, &s.w.clock)
+}
+
+// PlaySummary is the summarizer's answer to one compaction, given its
+// scripted outcome: its latency on clock, then the summary or the failure.
+// A cancel during the latency fails as DSH's DeepSeek adapter fails a
+// request its caller aborted.
+func PlaySummary(ctx context.Context, out SummaryOutcome, clock loop.Clock) (compact.Summary, error) {
+	if err := clock.Sleep(ctx, duration(out.LatencyMs)); err != nil {
+		return compact.Summary{}, &loop.LLMError{Failure: session.LlmFailure{Code: "ABORTED", Message: "DeepSeek request aborted by caller"}}
 	}
 	if out.Fail != nil {
 		return compact.Summary{}, fmt.Errorf("%s", *out.Fail)

@@ -71,7 +71,8 @@ type Outcome struct {
 	ToolCalls []ToolCallSpec
 	MaxTokens *string // the partial text of a max-tokens stop
 	Fail      *session.LlmFailure
-	// AfterChunks is how many chunks of Stream precede a failure.
+	// AfterChunks is how many chunks of Stream precede a failure or a
+	// hang (a held stream).
 	AfterChunks int
 	// Stream is what a failing request streamed before it threw
 	// (default: a text response).
@@ -470,6 +471,11 @@ func parseOutcome(path string, raw json.RawMessage, top bool) (*Outcome, error) 
 	if err := o.nonNegative("latencyMs", &out.LatencyMs); err != nil {
 		return nil, err
 	}
+	for _, k := range []string{"afterChunks", "stream"} {
+		if o.has(k) && !o.has("fail") && !o.has("hang") {
+			return nil, ferr(join(path, k), "only a failure (fail) or a hang streams chunks first")
+		}
+	}
 	if o.has("listenerThrows") {
 		if !o.has("fail") && !o.has("hang") {
 			return nil, ferr(join(path, "listenerThrows"), "only a failure (fail or hang) reaches the request-error listeners")
@@ -492,7 +498,7 @@ func parseOutcome(path string, raw json.RawMessage, top bool) (*Outcome, error) 
 		if !out.Hang {
 			return nil, ferr(join(path, "hang"), "must be true when present")
 		}
-		return out, nil
+		return out, parsePartial(path, o, out)
 	case o.has("toolCalls"):
 		calls, err := o.array("toolCalls")
 		if err != nil {
@@ -515,17 +521,23 @@ func parseOutcome(path string, raw json.RawMessage, top bool) (*Outcome, error) 
 		return nil, err
 	}
 	out.Fail = f
+	return out, parsePartial(path, o, out)
+}
+
+// parsePartial reads what a failure or a hang streams first: afterChunks
+// chunks of stream.
+func parsePartial(path string, o *object, out *Outcome) error {
 	if err := o.integer("afterChunks", &out.AfterChunks, 0); err != nil {
-		return nil, err
+		return err
 	}
 	if raw := o.raw("stream"); raw != nil {
 		st, err := parseOutcome(join(path, "stream"), raw, false)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out.Stream = st
 	}
-	return out, nil
+	return nil
 }
 
 func parseToolCall(path string, raw json.RawMessage) (ToolCallSpec, error) {

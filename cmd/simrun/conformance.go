@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/turnsim/turnsim/conformance"
@@ -17,12 +18,13 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
-const conformanceUsage = `usage: simrun conformance --dsh DIR [--keep DIR] [--timeout D] FILE…
+const conformanceUsage = `usage: simrun conformance --dsh DIR [--keep DIR] [--timeout D] [--show] [--findings] FILE…
+       simrun conformance --from DIR [--show] [--findings] FILE…
 
 Runs each scenario against the real DSH (installed under DIR by
 scripts/conformance.sh) and against turnsim's model, and compares them.
-DSH runs as its web host ('dsh web') inside 'unshare -n' with only
-loopback up, against 'simrun serve' answering from the scenario; a driver
+DSH runs as its web host ('dsh web') inside 'unshare -n -m' with only
+loopback up and its working folder mounted at /mnt, against 'simrun serve' answering from the scenario; a driver
 creates a session, sends the scenario's prompts, follow-ups and steers and
 makes its cancels over the host's HTTP API, each at its trigger as the
 host's event stream shows it. For each scenario it checks both logs with
@@ -31,8 +33,13 @@ and messages, where each cancel landed, what each model request carried),
 printing differences as (-dsh +turnsim). The last line is
 "N scenarios, A agree, D differ, E errors".
 
-Exit status: 0 all agree, 1 a difference or a violation, 2 errors (a
-scenario DSH cannot express, a failed DSH run) or bad usage.
+With --findings, each FILE is a known finding about DSH (its log breaks an
+invariant that the model's log of the same scenario holds); the last line
+is "N findings, R reproduced, G gone, E errors".
+
+Exit status: 0 all agree (or every finding reproduced), 1 a difference or
+a violation (or a finding gone), 2 errors (a scenario DSH cannot express,
+a failed DSH run) or bad usage.
 
 flags:
 `
@@ -43,6 +50,8 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	keep := fs.String("keep", "", "keep each run's files (overlay, DSH's log, the drive, requests) under this folder")
 	timeout := fs.Duration("timeout", 90*time.Second, "the longest one DSH run may take")
 	show := fs.Bool("show", false, "print each agreeing scenario's skeleton (what was compared)")
+	from := fs.String("from", "", "compare with the DSH runs kept under this folder by an earlier --keep, without running DSH")
+	findings := fs.Bool("findings", false, "each FILE reproduces a known finding about DSH (its log breaks an invariant the model's holds): report which still do")
 	files, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -50,8 +59,8 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitUsage
 	}
-	if *dsh == "" || len(files) == 0 {
-		fmt.Fprint(stderr, "simrun conformance: give --dsh DIR and at least one FILE\n\n")
+	if (*dsh == "") == (*from == "") || len(files) == 0 {
+		fmt.Fprint(stderr, "simrun conformance: give --dsh DIR (or --from DIR) and at least one FILE\n\n")
 		fs.Usage()
 		return exitUsage
 	}
@@ -60,7 +69,10 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun conformance: %v\n", err)
 		return exitInternal
 	}
-	r := &conformRunner{self: self, dsh: *dsh, keep: *keep, timeout: *timeout}
+	r := &conformRunner{self: self, dsh: *dsh, keep: *keep, from: *from, timeout: *timeout}
+	if *findings {
+		return r.reproduce(files, stdout, stderr)
+	}
 	var agree, differ, errs int
 	start := time.Now()
 	for _, file := range files {
@@ -103,10 +115,49 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	return exitClean
 }
 
-// printDifference prints the violations on either side and the diff.
+// reproduce runs known findings about DSH: each must still be one.
+func (r *conformRunner) reproduce(files []string, stdout, stderr io.Writer) int {
+	var reproduced, gone, errs int
+	start := time.Now()
+	for _, file := range files {
+		s, err := sim.LoadScenario(file)
+		var c *conformance.Comparison
+		if err == nil {
+			c, _, err = r.run(s)
+		}
+		switch {
+		case err != nil:
+			errs++
+			fmt.Fprintf(stdout, "%s: error: %v\n", file, err)
+		case c.Finding():
+			reproduced++
+			fmt.Fprintf(stdout, "%s: finding reproduced\n", file)
+			printDifference(stdout, c)
+		default:
+			gone++
+			fmt.Fprintf(stdout, "%s: no longer a finding (DSH's log keeps the invariants, or the model's does not)\n", file)
+			printDifference(stdout, c)
+		}
+	}
+	fmt.Fprintf(stderr, "conformance: %d findings in %.1fs\n", len(files), time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "%d findings, %d reproduced, %d gone, %d errors\n", len(files), reproduced, gone, errs)
+	switch {
+	case gone > 0:
+		return exitViolation
+	case errs > 0:
+		return exitUsage
+	}
+	return exitClean
+}
+
+// printDifference prints the violations on either side, DSH's agent
+// errors and the diff.
 func printDifference(w io.Writer, c *conformance.Comparison) {
 	for _, v := range c.DSHViolations {
 		fmt.Fprintf(w, "  DSH's log: %s\n", formatViolation(v))
+	}
+	for _, e := range c.AgentErrors {
+		fmt.Fprintf(w, "  DSH's agent error: %s\n", e)
 	}
 	for _, v := range c.ModelViolations {
 		fmt.Fprintf(w, "  the model's log: %s\n", formatViolation(v))
@@ -128,18 +179,28 @@ func indent(s string) string {
 // own, and compares them with the model.
 type conformRunner struct {
 	self, dsh, keep string
-	timeout         time.Duration
+	// from: compare with runs kept there instead of running DSH.
+	from    string
+	timeout time.Duration
 }
 
 // run runs one scenario on both sides and compares; it returns how long
 // the DSH side took.
 func (r *conformRunner) run(s *sim.Scenario) (*conformance.Comparison, time.Duration, error) {
-	if problems := conformance.Expressible(s); len(problems) > 0 {
+	problems := conformance.Expressible(s)
+	if len(problems) == 0 {
+		problems = conformance.Uncertain(s)
+	}
+	if len(problems) > 0 {
 		msgs := make([]string, len(problems))
 		for i, p := range problems {
 			msgs[i] = p.Error()
 		}
 		return nil, 0, fmt.Errorf("cannot run against DSH: %s", strings.Join(msgs, "; "))
+	}
+	if r.from != "" {
+		c, err := conformance.Compare(s, filepath.Join(r.from, safeName(s.Name)))
+		return c, 0, err
 	}
 	dir := filepath.Join(r.keep, safeName(s.Name))
 	var err error
@@ -164,7 +225,7 @@ func (r *conformRunner) run(s *sim.Scenario) (*conformance.Comparison, time.Dura
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout+10*time.Second)
 	defer cancel()
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, "unshare", "-n", r.self, "dsh-run", "--scenario", filepath.Join(absDir, "scenario.json"),
+	cmd := exec.CommandContext(ctx, "unshare", "-n", "-m", r.self, "dsh-run", "--scenario", filepath.Join(absDir, "scenario.json"),
 		"--dir", absDir, "--dsh", absDSH, "--timeout", r.timeout.String())
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -205,9 +266,20 @@ func runDSH(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ip link set lo up: %v: %s\n", err, out)
 		return exitInternal
 	}
+	work := conformance.WorkDir(*dir)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitInternal
+	}
+	// The mount namespace is this run's own ('unshare -m' makes mounts
+	// private): the bind is gone when the run ends.
+	if err := syscall.Mount(work, conformance.SessionCwd, "", syscall.MS_BIND, ""); err != nil {
+		fmt.Fprintf(stderr, "mount --bind %s %s: %v\n", work, conformance.SessionCwd, err)
+		return exitInternal
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := conformance.RunDSH(ctx, conformance.Install(*dsh), s, *dir); err != nil {
+	if err := conformance.RunDSH(ctx, conformance.Install(*dsh), s, *dir, conformance.SessionCwd); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInternal
 	}

@@ -83,12 +83,17 @@ func (h *Host) Call(ctx context.Context, method string, payload, out any) error 
 	return nil
 }
 
-// CreateSession creates a session and returns its id.
-func (h *Host) CreateSession(ctx context.Context) (string, error) {
+// CreateSession creates a session with an agent preset ("" for the
+// host's default) and returns its id.
+func (h *Host) CreateSession(ctx context.Context, agentPreset string) (string, error) {
 	var v struct {
 		SessionID string `json:"sessionId"`
 	}
-	if err := h.Call(ctx, "session.create", map[string]any{}, &v); err != nil {
+	payload := map[string]any{}
+	if agentPreset != "" {
+		payload["agentPreset"] = agentPreset
+	}
+	if err := h.Call(ctx, "session.create", payload, &v); err != nil {
 		return "", err
 	}
 	if v.SessionID == "" {

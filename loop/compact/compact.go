@@ -105,12 +105,12 @@ func (c *Compactor) Handle(ev *loop.RequestError, next loop.Next) (loop.Action, 
 	advanced := ev.Agent.Surface().ReplaceGeneration() > generation
 	switch {
 	case err != nil && ev.Signal.Err() == nil && advanced:
-		c.warn("compaction failed after pruning; retrying from the replacement surface: " + err.Error())
+		c.warn("compaction failed after pruning; retrying from the replacement surface: " + loop.ErrorChain(err))
 	case err != nil:
 		if ev.Signal.Err() != nil {
-			c.warn("compaction failed; cancellation prevents retry: " + err.Error())
+			c.warn("compaction failed; cancellation prevents retry: " + loop.ErrorChain(err))
 		} else {
-			c.warn("compaction failed; preserving the original request error: " + err.Error())
+			c.warn("compaction failed; preserving the original request error: " + loop.ErrorChain(err))
 		}
 		return next()
 	case ev.Signal.Err() != nil || !advanced:
@@ -164,7 +164,7 @@ func (c *Compactor) compact(ev *loop.RequestError, target loop.Target) error {
 	id := a.IDs().NewID(loop.IDCompaction)
 	start := a.Append(&session.CompactionStart{CompactionID: id, Turn: &turn})
 	fail := func(err error) error {
-		a.Append(&session.CompactionEnd{CompactionID: id, Turn: &turn, Error: err.Error()})
+		a.Append(&session.CompactionEnd{CompactionID: id, Turn: &turn, Error: loop.ErrorChain(err)})
 		return err
 	}
 	generation, size := a.Surface().ReplaceGeneration(), len(a.Surface().Nodes())
