@@ -4,15 +4,16 @@
 GO       ?= go
 FUZZTIME ?= 30s
 
-.PHONY: all sim hunt explore test lint staticcheck bench fuzz build clean conformance
+.PHONY: all sim hunt explore test lint staticcheck bench fuzz build clean conformance conformance-soak
 
 all: lint test
 
 # The main job: seeded fault-injection runs across every fault kind with
 # the default policies (the corpus replayed first), then the scenarios.
-SEEDS ?= 10000
+# SEEDS sets the number of seeds (here 10,000; for conformance-soak, 200).
+SEEDS ?=
 sim:
-	$(GO) run ./cmd/simrun run --seeds $(SEEDS)
+	$(GO) run ./cmd/simrun run --seeds $(or $(SEEDS),10000)
 	$(GO) run ./cmd/simrun scenario --quiet scenarios/*.json
 
 # The search against every mutant of the zoo: each must be found.
@@ -35,10 +36,18 @@ explore:
 test:
 	$(GO) test -race -count=1 ./...
 
-# The real DSH against turnsim's model, scenario by scenario (installs DSH
-# from the npm registry into .cache/dsh the first time).
+# The real DSH against turnsim's model: every conformance scenario, the
+# known findings about DSH, then a small seeded batch (installs DSH from
+# the npm registry into .cache/dsh the first time).
+CONFORMANCE_SEEDS ?= 10
 conformance:
-	bash scripts/conformance.sh
+	bash scripts/conformance.sh $(CONFORMANCE_SEEDS)
+
+# Seeded differential runs against the real DSH only, for long: make
+# conformance-soak SEEDS=1000 (START=s to begin elsewhere).
+START ?= 1
+conformance-soak:
+	bash scripts/conformance.sh --soak $(or $(SEEDS),200) $(START)
 
 # gofmt must print nothing; go vet must pass.
 lint:

@@ -59,6 +59,10 @@ func Expressible(s *sim.Scenario) []error {
 			// makes the held text an interrupted message.
 			bad(field+".afterChunks", "1 holds a text block without text, which the wire cannot send: use 0 or 2")
 		}
+		if streams(r) && s.StreamIdleTimeoutMs > 0 && r.LatencyMs >= s.StreamIdleTimeoutMs {
+			bad(field+".latencyMs", "%v: a first token at or after streamIdleTimeoutMs (%v) is a TIMEOUT in DSH (its idle watchdog covers the first read)",
+				r.LatencyMs, s.StreamIdleTimeoutMs)
+		}
 		if r.Fail == nil {
 			continue
 		}
@@ -96,4 +100,20 @@ func isHTTPCode(code string) bool {
 	var n int
 	_, err := fmt.Sscanf(code, "HTTP_%d", &n)
 	return err == nil && n >= 400 && n <= 599 && code == fmt.Sprintf("HTTP_%d", n)
+}
+
+// streams reports whether an answer is a 200 stream on the wire, whose
+// latency is time to first token under DSH's idle watchdog (an HTTP error
+// status, or a connection closed before any byte, is not).
+func streams(r sim.Outcome) bool {
+	if r.Fail == nil {
+		return true
+	}
+	switch r.Fail.Code {
+	case "STREAM_CLOSED", "TIMEOUT", "EMPTY_RESPONSE":
+		return true
+	case "TRANSPORT":
+		return r.AfterChunks > 0
+	}
+	return false
 }

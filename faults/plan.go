@@ -13,8 +13,9 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
-// turnGapMs spaces the workload's turns in virtual time.
-const turnGapMs = 30_000
+// TurnGapMs spaces the workload's turns in virtual time: turn k's prompt
+// arrives at k × TurnGapMs.
+const TurnGapMs = 30_000
 
 // Draw draws a seed's configuration and fault plan. The plan is a
 // scenario: the model's answers with their faults, the summarizer's, the
@@ -80,7 +81,7 @@ func drawRequests(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 		return float64(intn(rng, 0, 300))
 	}
 	for turn := 0; turn < c.Turns; turn++ {
-		in := sim.Input{Kind: "followup", Text: fmt.Sprintf("%s (turn %d)", prompt, turn+1), Trigger: sim.Trigger{AtMs: float64(turn * turnGapMs), Nth: 1}}
+		in := sim.Input{Kind: "followup", Text: fmt.Sprintf("%s (turn %d)", prompt, turn+1), Trigger: sim.Trigger{AtMs: float64(turn * TurnGapMs), Nth: 1}}
 		if turn == 0 {
 			in.Kind = "send"
 		}
@@ -145,20 +146,22 @@ var (
 	unit       = gen.Float64Range(0, 1)
 )
 
-const resultLine = "notes: retries stay in the same turn and step; compaction replaces old history.\n"
+// ResultLine is the line tool results are made of: a result of n
+// characters is the first n of it repeated.
+const ResultLine = "notes: retries stay in the same turn and step; compaction replaces old history.\n"
 
 // resultText is n characters of tool output: a prefix of one long string
 // built once (a run's tool results were a twentieth of its allocated bytes).
 func resultText(n int) string {
 	if n > len(longResult) {
-		return strings.Repeat(resultLine, n/len(resultLine)+1)[:n]
+		return strings.Repeat(ResultLine, n/len(ResultLine)+1)[:n]
 	}
 	return longResult[:n]
 }
 
 // longResult covers the longest result drawn (3,000 characters) and the
 // overflowing summary (6,000).
-var longResult = strings.Repeat(resultLine, 6000/len(resultLine)+1)
+var longResult = strings.Repeat(ResultLine, 6000/len(ResultLine)+1)
 
 // faultOutcome is one failing answer of a kind.
 func faultOutcome(c *Config, rng *gopter.GenParameters, kind string, latency float64) sim.Outcome {
@@ -242,7 +245,7 @@ func recoveryWeighted(types []string) gopter.Gen {
 // drawWorld places the world's actions: cancels, disposals, late inputs
 // and outages, at virtual times or right after events.
 func drawWorld(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
-	horizon := float64(c.Turns * turnGapMs)
+	horizon := float64(c.Turns * TurnGapMs)
 	trigger := func() sim.Trigger {
 		if draw[bool](rng, coin) {
 			if draw[bool](rng, coin) {
@@ -250,7 +253,7 @@ func drawWorld(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 				// waits, summarization) and idle for the rest of its gap:
 				// aim half of the timed actions at the busy part.
 				turn := drawInt(rng, intRange(0, c.Turns-1))
-				return sim.Trigger{AtMs: float64(turn*turnGapMs + drawInt(rng, busyGen)), Nth: 1}
+				return sim.Trigger{AtMs: float64(turn*TurnGapMs + drawInt(rng, busyGen)), Nth: 1}
 			}
 			return sim.Trigger{AtMs: float64(drawInt(rng, intRange(0, int(horizon)))), Nth: 1}
 		}

@@ -15,10 +15,17 @@ import (
 // took.
 func Shrink(s *sim.Scenario, id string, opts sim.Options) (*sim.Scenario, int) {
 	runs := 0
-	keeps := func(c *sim.Scenario) bool {
+	return ShrinkWhile(s, func(c *sim.Scenario) bool {
 		runs++
 		return Violates(c, id, opts)
-	}
+	}), runs
+}
+
+// ShrinkWhile makes a plan smaller while keeps holds, the way Shrink does
+// for a violation: keeps may be anything that can be re-checked (a
+// difference from the real DSH, say), and may bound its own cost by
+// answering false once its budget is spent.
+func ShrinkWhile(s *sim.Scenario, keeps func(*sim.Scenario) bool) *sim.Scenario {
 	cur := clone(s)
 	for changed := true; changed; {
 		changed = false
@@ -38,7 +45,7 @@ func Shrink(s *sim.Scenario, id string, opts sim.Options) (*sim.Scenario, int) {
 			}
 		}
 	}
-	return cur, runs
+	return cur
 }
 
 // Entries counts a plan's entries: what Shrink removes.

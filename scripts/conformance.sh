@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # make conformance: install the pinned real DSH into a cache folder (kept
 # between runs; git ignores it), then run every conformance scenario
-# against both the real DSH and turnsim's model and compare them.
+# against both the real DSH and turnsim's model and compare them, check
+# that the known findings about DSH still reproduce, and run a seeded batch.
+#
+#   scripts/conformance.sh [SEEDS]            scenarios, findings, SEEDS seeded plans (default 10)
+#   scripts/conformance.sh --soak SEEDS START  seeded plans only
 #
 # When the npm registry cannot be reached, an install fails, or network
 # namespaces are not available, it prints one line
@@ -49,11 +53,21 @@ fi
 
 go build -o "$cache/simrun" ./cmd/simrun || exit 2
 start=$(date +%s)
+if [ "${1:-}" = "--soak" ]; then
+	"$cache/simrun" conformance --dsh "$cache" --keep "$cache/soak" --seeds "${2:-200}" --start "${3:-1}"
+	status=$?
+	echo "conformance: took $(($(date +%s) - start)) s (runs kept in $cache/soak, differences and findings in ./conformance-failures)"
+	exit $status
+fi
 "$cache/simrun" conformance --dsh "$cache" --keep "$cache/runs" scenarios/conformance/*.json
 status=$?
 # Known findings about DSH: each must still reproduce (docs/conformance.md).
 "$cache/simrun" conformance --findings --dsh "$cache" --keep "$cache/runs" scenarios/conformance/findings/*.json
 findings=$?
-echo "conformance: took $(($(date +%s) - start)) s (runs kept in $cache/runs)"
-[ $status -ne 0 ] && exit $status
-exit $findings
+"$cache/simrun" conformance --dsh "$cache" --keep "$cache/seeds" --seeds "${1:-10}"
+seeded=$?
+echo "conformance: took $(($(date +%s) - start)) s (runs kept in $cache/runs and $cache/seeds)"
+for s in $status $findings $seeded; do
+	[ "$s" -ne 0 ] && exit "$s"
+done
+exit 0

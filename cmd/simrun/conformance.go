@@ -20,6 +20,7 @@ import (
 
 const conformanceUsage = `usage: simrun conformance --dsh DIR [--keep DIR] [--timeout D] [--show] [--findings] FILE…
        simrun conformance --from DIR [--show] [--findings] FILE…
+       simrun conformance --dsh DIR --seeds N [--start S] [--out DIR] [--keep DIR]
 
 Runs each scenario against the real DSH (installed under DIR by
 scripts/conformance.sh) and against turnsim's model, and compares them.
@@ -32,6 +33,14 @@ the oracle and compares the two skeletons (every turn's recovery, inbox
 and messages, where each cancel landed, what each model request carried),
 printing differences as (-dsh +turnsim). The last line is
 "N scenarios, A agree, D differ, E errors".
+
+With --seeds, plans are drawn from the generators of 'simrun run',
+restricted to what the wire and the web API can express (the fault kinds
+of the wire, the web host's cancel, no inject, jitter 0), and inputs and
+cancels whose landing in DSH would not be certain are dropped; each plan
+runs on both sides, a difference is shrunk against DSH (bounded by
+--shrink-runs and --shrink-time) and written under --out with its
+reproduction line. The last line is "N plans, A agree, D differ, E errors".
 
 With --findings, each FILE is a known finding about DSH (its log breaks an
 invariant that the model's log of the same scenario holds); the last line
@@ -52,6 +61,12 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	show := fs.Bool("show", false, "print each agreeing scenario's skeleton (what was compared)")
 	from := fs.String("from", "", "compare with the DSH runs kept under this folder by an earlier --keep, without running DSH")
 	findings := fs.Bool("findings", false, "each FILE reproduces a known finding about DSH (its log breaks an invariant the model's holds): report which still do")
+	var sr seedRun
+	seeds := fs.Uint64("seeds", 0, "instead of FILEs, run this many seeded plans (simrun run's generators, restricted to the wire and the web API)")
+	startSeed := fs.String("start", "1", "the first seed of --seeds")
+	fs.StringVar(&sr.out, "out", "conformance-failures", "with --seeds: where differences (shrunk) and findings are written as scenarios")
+	fs.IntVar(&sr.shrinkRuns, "shrink-runs", 40, "with --seeds: the most DSH runs shrinking one difference may take")
+	fs.DurationVar(&sr.shrinkTime, "shrink-time", 5*time.Minute, "with --seeds: the longest shrinking one difference may take")
 	files, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -59,10 +74,18 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitUsage
 	}
-	if (*dsh == "") == (*from == "") || len(files) == 0 {
-		fmt.Fprint(stderr, "simrun conformance: give --dsh DIR (or --from DIR) and at least one FILE\n\n")
+	if (*dsh == "") == (*from == "") || (len(files) == 0) == (*seeds == 0) || (*seeds > 0 && (*from != "" || *findings)) {
+		fmt.Fprint(stderr, "simrun conformance: give --dsh DIR (or --from DIR) and FILEs, or --dsh DIR and --seeds N\n\n")
 		fs.Usage()
 		return exitUsage
+	}
+	if *seeds > 0 {
+		start, err := parseSeed(*startSeed)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun conformance: --start %s: %v\n", *startSeed, err)
+			return exitUsage
+		}
+		sr.seeds, sr.start = *seeds, start
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -72,6 +95,9 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	r := &conformRunner{self: self, dsh: *dsh, keep: *keep, from: *from, timeout: *timeout}
 	if *findings {
 		return r.reproduce(files, stdout, stderr)
+	}
+	if sr.seeds > 0 {
+		return r.runSeeds(sr, stdout, stderr)
 	}
 	var agree, differ, errs int
 	start := time.Now()

@@ -20,6 +20,9 @@ const (
 	exitViolation = 1
 	exitUsage     = 2
 	exitInternal  = 3
+	// exitInterrupted: a seeded conformance batch stopped by SIGINT or
+	// SIGTERM before its end (the shell's 128 + SIGINT).
+	exitInterrupted = 130
 )
 
 func main() {

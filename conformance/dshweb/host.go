@@ -111,10 +111,16 @@ func Start(ctx context.Context, c Command) (*Host, error) {
 	}
 }
 
+// Attach is a host that is already running at url (started by hand, or
+// a stand-in in a test): Close leaves it running.
+func Attach(url string) *Host {
+	return &Host{URL: url, client: &http.Client{}, exited: make(chan struct{})}
+}
+
 // Close stops the host: SIGTERM to its process group, SIGKILL after two
 // seconds.
 func (h *Host) Close() error {
-	if h.cmd.Process == nil {
+	if h.cmd == nil || h.cmd.Process == nil {
 		return nil
 	}
 	pgid := -h.cmd.Process.Pid

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/turnsim/turnsim/conformance"
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// seedRun bounds the seeded differential runs.
+type seedRun struct {
+	seeds, start uint64
+	out          string
+	// shrinkRuns and shrinkTime bound the shrinking of one difference:
+	// every candidate is a DSH run of seconds.
+	shrinkRuns int
+	shrinkTime time.Duration
+}
+
+// runSeeds draws plans from simrun run's generators, restricted to what
+// the wire and the web API can express, runs each against DSH and the
+// model, and shrinks each difference against DSH.
+func (r *conformRunner) runSeeds(sr seedRun, stdout, stderr io.Writer) int {
+	interrupted := make(chan os.Signal, 1)
+	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(interrupted)
+	var agree, differ, findings, errs int
+	var n uint64
+	start := time.Now()
+	for ; n < sr.seeds; n++ {
+		select {
+		case <-interrupted:
+			// Not a pass: an interrupted batch says so in its status.
+			fmt.Fprintf(stdout, "%d plans, %d agree, %d differ, %d errors (interrupted)\n", n, agree, differ, errs)
+			return exitInterrupted
+		default:
+		}
+		seed := sr.start + n
+		_, s, notes := conformance.SeedPlan(seed)
+		c, took, err := r.run(s)
+		label := fmt.Sprintf("seed %#x", seed)
+		switch {
+		case err != nil:
+			errs++
+			fmt.Fprintf(stdout, "%s: error: %v\n", label, err)
+		case c.Agree():
+			agree++
+			fmt.Fprintf(stdout, "%s: agree (%d skeleton lines, %d cancels, %d inputs, %d changes for DSH; DSH %.1fs)\n",
+				label, c.Lines, len(s.World), len(s.Inputs), len(notes), took.Seconds())
+		case c.Finding():
+			findings++
+			fmt.Fprintf(stdout, "%s: a finding about DSH: its log breaks an invariant the model's keeps\n", label)
+			printDifference(stdout, c)
+			r.keepPlan(sr.out, s, stdout)
+		default:
+			differ++
+			fmt.Fprintf(stdout, "%s: differ\n", label)
+			printDifference(stdout, c)
+			r.shrinkDifference(sr, s, stdout)
+		}
+	}
+	fmt.Fprintf(stderr, "conformance: %d plans in %.1fs\n", n, time.Since(start).Seconds())
+	last := fmt.Sprintf("%d plans, %d agree, %d differ, %d errors", n, agree, differ, errs)
+	if findings > 0 {
+		last += fmt.Sprintf(" (%d findings about DSH)", findings)
+	}
+	fmt.Fprintln(stdout, last)
+	switch {
+	case differ > 0:
+		return exitViolation
+	case errs > 0:
+		return exitUsage
+	}
+	return exitClean
+}
+
+// shrinkDifference shrinks a plan against DSH while it still differs,
+// within the run and time bounds, and writes it as a conformance scenario.
+func (r *conformRunner) shrinkDifference(sr seedRun, s *sim.Scenario, stdout io.Writer) {
+	deadline := time.Now().Add(sr.shrinkTime)
+	runs := 0
+	shrunk := faults.ShrinkWhile(s, func(c *sim.Scenario) bool {
+		if runs >= sr.shrinkRuns || time.Now().After(deadline) {
+			return false
+		}
+		if len(conformance.Expressible(c)) > 0 || len(conformance.Uncertain(c)) > 0 {
+			return false // not a plan DSH can be held to
+		}
+		runs++
+		cmp, _, err := r.run(c)
+		return err == nil && !cmp.Agree() && !cmp.Finding()
+	})
+	fmt.Fprintf(stdout, "  shrunk from %d to %d entries in %d DSH runs\n", faults.Entries(s), faults.Entries(shrunk), runs)
+	r.keepPlan(sr.out, shrunk, stdout)
+}
+
+// keepPlan writes a plan as a conformance scenario with its reproduction
+// line.
+func (r *conformRunner) keepPlan(out string, s *sim.Scenario, stdout io.Writer) {
+	data, err := s.MarshalJSON()
+	if err == nil {
+		err = os.MkdirAll(out, 0o755)
+	}
+	path := filepath.Join(out, safeName(s.Name)+".json")
+	if err == nil {
+		err = writeAtomically(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+	}
+	if err != nil {
+		fmt.Fprintf(stdout, "  could not keep the plan: %v\n", err)
+		return
+	}
+	fmt.Fprintf(stdout, "  wrote %s\n  reproduce: simrun conformance --dsh %s %s\n", path, r.dsh, path)
+}
