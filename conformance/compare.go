@@ -44,8 +44,9 @@ func (c *Comparison) Finding() bool {
 }
 
 // Compare reads the files a DSH run of s left in dir, runs the model on
-// the same scenario, and compares the two.
-func Compare(s *sim.Scenario, dir string) (*Comparison, error) {
+// the same scenario (as opts build it: the correct model, or a mutant),
+// and compares the two.
+func Compare(s *sim.Scenario, dir string, opts sim.Options) (*Comparison, error) {
 	dsh, err := ReadDSHSide(dir)
 	if err != nil {
 		return nil, err
@@ -54,10 +55,10 @@ func Compare(s *sim.Scenario, dir string) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, res := ModelSide(s, SessionCwd)
+	model, res := ModelSide(s, SessionCwd, opts)
 	c := &Comparison{DSH: *dsh, Model: *model, AgentErrors: drive.AgentErrors}
 	c.DSHViolations = oracle.Check(dsh.Events, oracle.Options{Strict: true})
-	c.ModelViolations = oracle.Check(res.Events, oracle.Options{Strict: true, Facts: &res.Facts})
+	c.ModelViolations = oracle.Check(res.Events, opts.Oracle(res))
 	want, got := dsh.Lines(), model.Lines()
 	c.Diff = cmp.Diff(want, got)
 	c.Lines = len(want)
@@ -66,12 +67,12 @@ func Compare(s *sim.Scenario, dir string) (*Comparison, error) {
 
 // ModelSide runs the model on s as DSH's composition would meet it: with
 // the runtime-context snapshot DSH adds for a session working in cwd.
-func ModelSide(s *sim.Scenario, cwd string) (*Side, *sim.Result) {
+func ModelSide(s *sim.Scenario, cwd string, opts sim.Options) (*Side, *sim.Result) {
 	ms := *s
 	if ms.RuntimeContext == nil {
 		ms.RuntimeContext = sim.DSHRuntimeContext(cwd)
 	}
-	res := sim.Run(&ms)
+	res := sim.RunWith(&ms, opts)
 	side := &Side{Events: res.Events, Summaries: res.Summaries, Unfired: res.Unfired}
 	for _, a := range res.Actions {
 		if a.Input == 0 {

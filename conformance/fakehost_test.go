@@ -234,7 +234,7 @@ func TestDriveAgainstAFakeHost(t *testing.T) {
 	for _, seqs := range f.requests {
 		host.Requests = append(host.Requests, conformance.ModelRequestTags(events, seqs))
 	}
-	model, _ := conformance.ModelSide(s, "/mnt")
+	model, _ := conformance.ModelSide(s, "/mnt", sim.Options{})
 	if diff := cmp.Diff(model.Lines(), host.Lines()); diff != "" {
 		t.Errorf("(-model +host):\n%s", diff)
 	}

@@ -22,7 +22,7 @@ const Margin = 250 // ms
 // inside a wait of seconds is certain; one placed right after an event
 // that DSH follows at once with another is not.
 func Uncertain(s *sim.Scenario) []error {
-	base, _ := ModelSide(s, SessionCwd)
+	base, _ := ModelSide(s, SessionCwd, sim.Options{})
 	want := base.Lines()
 	var errs []error
 	check := func(field string, t sim.Trigger, shift func(*sim.Scenario, sim.Trigger)) {
@@ -30,7 +30,7 @@ func Uncertain(s *sim.Scenario) []error {
 			c := *s
 			c.Inputs, c.World = slices.Clone(s.Inputs), slices.Clone(s.World)
 			shift(&c, moved.trigger)
-			got, _ := ModelSide(&c, SessionCwd)
+			got, _ := ModelSide(&c, SessionCwd, sim.Options{})
 			if line, ok := firstDifference(want, got.Lines()); ok {
 				errs = append(errs, fmt.Errorf("%s: landing in DSH is not certain: %s, the session goes otherwise (%s); aim it inside a wait of seconds",
 					field, moved.how, line))

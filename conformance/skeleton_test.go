@@ -23,7 +23,7 @@ func TestSkeletonPlacesActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	side, _ := conformance.ModelSide(s, "/work")
+	side, _ := conformance.ModelSide(s, "/work", sim.Options{})
 	want := []string{
 		`inbox next-turn +"go"`,
 		"turn/start 1",
@@ -54,7 +54,7 @@ func TestRequestTagsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	side, _ := conformance.ModelSide(s, "/work")
+	side, _ := conformance.ModelSide(s, "/work", sim.Options{})
 	wire := json.RawMessage(`{"messages":[{"role":"system","content":"You are…"},
 		{"role":"user","content":"Run the marker command, then answer at some length."},
 		{"role":"user","content":"Current runtime context. This snapshot…"},

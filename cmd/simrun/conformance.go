@@ -15,12 +15,13 @@ import (
 
 	"github.com/turnsim/turnsim/conformance"
 	"github.com/turnsim/turnsim/loop/view"
+	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
 )
 
 const conformanceUsage = `usage: simrun conformance --dsh DIR [--keep DIR] [--timeout D] [--show] [--findings] FILE…
        simrun conformance --from DIR [--show] [--findings] FILE…
-       simrun conformance --dsh DIR --seeds N [--start S] [--out DIR] [--keep DIR]
+       simrun conformance --dsh DIR --seeds N [--start S] [-j N] [--out DIR] [--keep DIR]
 
 Runs each scenario against the real DSH (installed under DIR by
 scripts/conformance.sh) and against turnsim's model, and compares them.
@@ -65,8 +66,10 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	seeds := fs.Uint64("seeds", 0, "instead of FILEs, run this many seeded plans (simrun run's generators, restricted to the wire and the web API)")
 	startSeed := fs.String("start", "1", "the first seed of --seeds")
 	fs.StringVar(&sr.out, "out", "conformance-failures", "with --seeds: where differences (shrunk) and findings are written as scenarios")
+	fs.IntVar(&sr.jobs, "j", 1, "with --seeds: how many plans run against DSH at once (each is mostly waiting)")
 	fs.IntVar(&sr.shrinkRuns, "shrink-runs", 40, "with --seeds: the most DSH runs shrinking one difference may take")
 	fs.DurationVar(&sr.shrinkTime, "shrink-time", 5*time.Minute, "with --seeds: the longest shrinking one difference may take")
+	mutant := fs.String("mutant", "", "run the model side as a mutant of the zoo: what the comparison with DSH catches of a wrong model ("+fmt.Sprint(mutants.Names())+")")
 	files, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -85,6 +88,10 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "simrun conformance: --start %s: %v\n", *startSeed, err)
 			return exitUsage
 		}
+		if sr.jobs < 1 {
+			fmt.Fprintf(stderr, "simrun conformance: -j %d: at least 1\n", sr.jobs)
+			return exitUsage
+		}
 		sr.seeds, sr.start = *seeds, start
 	}
 	self, err := os.Executable()
@@ -93,6 +100,14 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		return exitInternal
 	}
 	r := &conformRunner{self: self, dsh: *dsh, keep: *keep, from: *from, timeout: *timeout}
+	if *mutant != "" {
+		m, ok := mutants.Find(*mutant)
+		if !ok {
+			fmt.Fprintf(stderr, "simrun conformance: --mutant: unknown mutant %q (known: %v)\n", *mutant, mutants.Names())
+			return exitUsage
+		}
+		r.model, r.mutant = m.Options, m.Name
+	}
 	if *findings {
 		return r.reproduce(files, stdout, stderr)
 	}
@@ -208,6 +223,10 @@ type conformRunner struct {
 	// from: compare with runs kept there instead of running DSH.
 	from    string
 	timeout time.Duration
+	// model builds the model side: the correct model, or the mutant
+	// named mutant.
+	model  sim.Options
+	mutant string
 }
 
 // run runs one scenario on both sides and compares; it returns how long
@@ -225,7 +244,7 @@ func (r *conformRunner) run(s *sim.Scenario) (*conformance.Comparison, time.Dura
 		return nil, 0, fmt.Errorf("cannot run against DSH: %s", strings.Join(msgs, "; "))
 	}
 	if r.from != "" {
-		c, err := conformance.Compare(s, filepath.Join(r.from, safeName(s.Name)))
+		c, err := conformance.Compare(s, filepath.Join(r.from, safeName(s.Name)), r.model)
 		return c, 0, err
 	}
 	dir := filepath.Join(r.keep, safeName(s.Name))
@@ -259,7 +278,7 @@ func (r *conformRunner) run(s *sim.Scenario) (*conformance.Comparison, time.Dura
 		return nil, 0, fmt.Errorf("the DSH run failed (%v): %s", err, strings.TrimSpace(out.String()))
 	}
 	took := time.Since(start)
-	c, err := conformance.Compare(s, absDir)
+	c, err := conformance.Compare(s, absDir, r.model)
 	return c, took, err
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -18,10 +19,22 @@ import (
 type seedRun struct {
 	seeds, start uint64
 	out          string
+	// jobs is how many plans run against DSH at once.
+	jobs int
 	// shrinkRuns and shrinkTime bound the shrinking of one difference:
 	// every candidate is a DSH run of seconds.
 	shrinkRuns int
 	shrinkTime time.Duration
+}
+
+// seedOutcome is one plan's run.
+type seedOutcome struct {
+	seed     uint64
+	scenario *sim.Scenario
+	notes    []string
+	cmp      *conformance.Comparison
+	took     time.Duration
+	err      error
 }
 
 // runSeeds draws plans from simrun run's generators, restricted to what
@@ -34,7 +47,7 @@ func (r *conformRunner) runSeeds(sr seedRun, stdout, stderr io.Writer) int {
 	var agree, differ, findings, errs int
 	var n uint64
 	start := time.Now()
-	for ; n < sr.seeds; n++ {
+	for n < sr.seeds {
 		select {
 		case <-interrupted:
 			// Not a pass: an interrupted batch says so in its status.
@@ -42,28 +55,42 @@ func (r *conformRunner) runSeeds(sr seedRun, stdout, stderr io.Writer) int {
 			return exitInterrupted
 		default:
 		}
-		seed := sr.start + n
-		_, s, notes := conformance.SeedPlan(seed)
-		c, took, err := r.run(s)
-		label := fmt.Sprintf("seed %#x", seed)
-		switch {
-		case err != nil:
-			errs++
-			fmt.Fprintf(stdout, "%s: error: %v\n", label, err)
-		case c.Agree():
-			agree++
-			fmt.Fprintf(stdout, "%s: agree (%d skeleton lines, %d cancels, %d inputs, %d changes for DSH; DSH %.1fs)\n",
-				label, c.Lines, len(s.World), len(s.Inputs), len(notes), took.Seconds())
-		case c.Finding():
-			findings++
-			fmt.Fprintf(stdout, "%s: a finding about DSH: its log breaks an invariant the model's keeps\n", label)
-			printDifference(stdout, c)
-			r.keepPlan(sr.out, s, stdout)
-		default:
-			differ++
-			fmt.Fprintf(stdout, "%s: differ\n", label)
-			printDifference(stdout, c)
-			r.shrinkDifference(sr, s, stdout)
+		// -j plans at a time, reported in seed order.
+		batch := make([]seedOutcome, min(uint64(sr.jobs), sr.seeds-n))
+		var wg sync.WaitGroup
+		for i := range batch {
+			wg.Add(1)
+			go func(o *seedOutcome, seed uint64) {
+				defer wg.Done()
+				o.seed = seed
+				_, o.scenario, o.notes = conformance.SeedPlan(seed)
+				o.cmp, o.took, o.err = r.run(o.scenario)
+			}(&batch[i], sr.start+n+uint64(i))
+		}
+		wg.Wait()
+		n += uint64(len(batch))
+		for _, o := range batch {
+			label := fmt.Sprintf("seed %#x", o.seed)
+			c, s := o.cmp, o.scenario
+			switch {
+			case o.err != nil:
+				errs++
+				fmt.Fprintf(stdout, "%s: error: %v\n", label, o.err)
+			case c.Agree():
+				agree++
+				fmt.Fprintf(stdout, "%s: agree (%d skeleton lines, %d cancels, %d inputs, %d changes for DSH; DSH %.1fs)\n",
+					label, c.Lines, len(s.World), len(s.Inputs), len(o.notes), o.took.Seconds())
+			case c.Finding():
+				findings++
+				fmt.Fprintf(stdout, "%s: a finding about DSH: its log breaks an invariant the model's keeps\n", label)
+				printDifference(stdout, c)
+				r.keepPlan(sr.out, s, stdout)
+			default:
+				differ++
+				fmt.Fprintf(stdout, "%s: differ\n", label)
+				printDifference(stdout, c)
+				r.shrinkDifference(sr, s, stdout)
+			}
 		}
 	}
 	fmt.Fprintf(stderr, "conformance: %d plans in %.1fs\n", n, time.Since(start).Seconds())
@@ -116,5 +143,9 @@ func (r *conformRunner) keepPlan(out string, s *sim.Scenario, stdout io.Writer) 
 		fmt.Fprintf(stdout, "  could not keep the plan: %v\n", err)
 		return
 	}
-	fmt.Fprintf(stdout, "  wrote %s\n  reproduce: simrun conformance --dsh %s %s\n", path, r.dsh, path)
+	mutant := ""
+	if r.mutant != "" {
+		mutant = " --mutant " + r.mutant
+	}
+	fmt.Fprintf(stdout, "  wrote %s\n  reproduce: simrun conformance --dsh %s%s %s\n", path, r.dsh, mutant, path)
 }
