@@ -163,10 +163,8 @@ func failureOf(err error) session.LlmFailure {
 	if errors.As(err, &le) {
 		return le.Failure
 	}
-	return session.LlmFailure{Message: renderCause(err), Code: "UNKNOWN"}
+	return session.LlmFailure{Message: ErrorChain(err), Code: "UNKNOWN"}
 }
-
-func renderCause(err error) string { return ErrorChain(err) }
 
 // ErrorChain renders an error as DSH's errorChain does for the errors the
 // model raises: an LLM error by its failure's message (its code is data,
