@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -60,7 +58,7 @@ func Compare(s *sim.Scenario, dir string, opts sim.Options) (*Comparison, error)
 	c.DSHViolations = oracle.Check(dsh.Events, oracle.Options{Strict: true})
 	c.ModelViolations = oracle.Check(res.Events, opts.Oracle(res))
 	want, got := dsh.Lines(), model.Lines()
-	c.Diff = cmp.Diff(want, got)
+	c.Diff = LineDiff(want, got, 2)
 	c.Lines = len(want)
 	return c, nil
 }

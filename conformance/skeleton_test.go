@@ -143,3 +143,16 @@ func TestUncertain(t *testing.T) {
 		}
 	}
 }
+
+func TestLineDiff(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	dsh := []string{"a", "b", "c", "d " + long, "e", "f", "g", "h"}
+	model := []string{"a", "b", "c", "d " + long + "!", "e", "f", "g", "h", "i"}
+	want := "  … 1 identical lines\n  b\n  c\n- d " + long + "\n+ d " + long + "!\n  e\n  f\n  g\n  h\n+ i\n"
+	if diff := cmp.Diff(want, conformance.LineDiff(dsh, model, 2)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if d := conformance.LineDiff(dsh, dsh, 2); d != "" {
+		t.Errorf("equal skeletons gave %q", d)
+	}
+}

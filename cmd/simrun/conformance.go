@@ -22,11 +22,13 @@ import (
 const conformanceUsage = `usage: simrun conformance --dsh DIR [--keep DIR] [--timeout D] [--show] [--findings] FILE…
        simrun conformance --from DIR [--show] [--findings] FILE…
        simrun conformance --dsh DIR --seeds N [--start S] [-j N] [--out DIR] [--keep DIR]
+           [--shrink-runs N] [--shrink-time D] [--mutant NAME]
 
-Runs each scenario against the real DSH (installed under DIR by
-scripts/conformance.sh) and against turnsim's model, and compares them.
+Runs each scenario against the real DSH (installed under DIR, .cache/dsh,
+by 'make conformance') and against turnsim's model, and compares them.
 DSH runs as its web host ('dsh web') inside 'unshare -n -m' with only
-loopback up and its working folder mounted at /mnt, against 'simrun serve' answering from the scenario; a driver
+loopback up and its working folder mounted at /mnt, against 'simrun
+serve' answering from the scenario; a driver
 creates a session, sends the scenario's prompts, follow-ups and steers and
 makes its cancels over the host's HTTP API, each at its trigger as the
 host's event stream shows it. For each scenario it checks both logs with
@@ -35,28 +37,41 @@ and messages, where each cancel landed, what each model request carried),
 printing differences as (-dsh +turnsim). The last line is
 "N scenarios, A agree, D differ, E errors".
 
+--keep DIR keeps each run in DIR/<scenario name>/ (seeded plans in
+DIR/dsh-seed-0x…/): dsh-session.jsonl (DSH's log: 'simrun check' it),
+drive.json (what the driver applied, and where it landed), requests.jsonl
+(what the provider received), scenario.json, overlay.yml, dsh-web.log and
+DSH's home; --from DIR compares with those without running DSH.
+
 With --seeds, plans are drawn from the generators of 'simrun run',
 restricted to what the wire and the web API can express (the fault kinds
 of the wire, the web host's cancel, no inject, jitter 0), and inputs and
 cancels whose landing in DSH would not be certain are dropped; each plan
 runs on both sides, a difference is shrunk against DSH (bounded by
 --shrink-runs and --shrink-time) and written under --out with its
-reproduction line. The last line is "N plans, A agree, D differ, E errors".
+reproduction line. Seeds are printed in hexadecimal; --start takes decimal
+or 0x…. Each plan's "for DSH:" lines say what putting it on the wire
+changed (an input or cancel dropped as uncertain, an inject dropped, no
+policy made DSH's default). The last line is "N plans, A agree, D differ,
+E errors".
 
 With --findings, each FILE is a known finding about DSH (its log breaks an
 invariant that the model's log of the same scenario holds); the last line
 is "N findings, R reproduced, G gone, E errors".
 
+--mutant NAME runs the model side as a mutant of the zoo: what the
+comparison with DSH catches of a wrong model.
+
 Exit status: 0 all agree (or every finding reproduced), 1 a difference or
 a violation (or a finding gone), 2 errors (a scenario DSH cannot express,
-a failed DSH run) or bad usage.
+a failed DSH run) or bad usage, 130 a seeded batch interrupted.
 
 flags:
 `
 
 func runConformance(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("conformance", stderr, conformanceUsage)
-	dsh := fs.String("dsh", "", "the folder scripts/conformance.sh installed DSH into (required)")
+	dsh := fs.String("dsh", "", "the folder 'make conformance' installed DSH into (.cache/dsh)")
 	keep := fs.String("keep", "", "keep each run's files (overlay, DSH's log, the drive, requests) under this folder")
 	timeout := fs.Duration("timeout", 90*time.Second, "the longest one DSH run may take")
 	show := fs.Bool("show", false, "print each agreeing scenario's skeleton (what was compared)")
@@ -134,7 +149,11 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 			printDifference(stdout, c)
 		default:
 			agree++
-			fmt.Fprintf(stdout, "%s: agree (%d skeleton lines, %d requests, DSH %.1fs)\n", file, c.Lines, len(c.DSH.Requests)+c.DSH.Summaries, took.Seconds())
+			ran := fmt.Sprintf(", DSH %.1fs", took.Seconds())
+			if r.from != "" {
+				ran = ", DSH's run kept"
+			}
+			fmt.Fprintf(stdout, "%s: agree (%d skeleton lines, %d requests%s)\n", file, c.Lines, len(c.DSH.Requests)+c.DSH.Summaries, ran)
 			if *show {
 				fmt.Fprint(stdout, indent(conformance.Join(c.DSH.Lines())))
 			}

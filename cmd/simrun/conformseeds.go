@@ -78,16 +78,19 @@ func (r *conformRunner) runSeeds(sr seedRun, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "%s: error: %v\n", label, o.err)
 			case c.Agree():
 				agree++
-				fmt.Fprintf(stdout, "%s: agree (%d skeleton lines, %d cancels, %d inputs, %d changes for DSH; DSH %.1fs)\n",
-					label, c.Lines, len(s.World), len(s.Inputs), len(o.notes), o.took.Seconds())
+				fmt.Fprintf(stdout, "%s: agree (%d skeleton lines, %s, %s; DSH %.1fs)\n",
+					label, c.Lines, count(len(s.World), "cancel"), count(len(s.Inputs), "prompt"), o.took.Seconds())
+				printNotes(stdout, o.notes)
 			case c.Finding():
 				findings++
 				fmt.Fprintf(stdout, "%s: a finding about DSH: its log breaks an invariant the model's keeps\n", label)
+				printNotes(stdout, o.notes)
 				printDifference(stdout, c)
 				r.keepPlan(sr.out, s, stdout)
 			default:
 				differ++
 				fmt.Fprintf(stdout, "%s: differ\n", label)
+				printNotes(stdout, o.notes)
 				printDifference(stdout, c)
 				r.shrinkDifference(sr, s, stdout)
 			}
@@ -148,4 +151,20 @@ func (r *conformRunner) keepPlan(out string, s *sim.Scenario, stdout io.Writer) 
 		mutant = " --mutant " + r.mutant
 	}
 	fmt.Fprintf(stdout, "  wrote %s\n  reproduce: simrun conformance --dsh %s%s %s\n", path, r.dsh, mutant, path)
+}
+
+// count is "1 cancel", "2 cancels".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// printNotes says what putting a plan on the wire changed in it (see
+// conformance.OnTheWire and SeedPlan).
+func printNotes(w io.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(w, "  for DSH: %s\n", n)
+	}
 }
