@@ -153,6 +153,9 @@ func (a *Agent) claim(boundary string) []session.UserMessage {
 		turn, a.nextTurn = a.nextTurn[:1:1], a.nextTurn[1:]
 		a.Append(&session.InboxSpliced{Target: NextTurn, Start: 0, RemovedCount: 1})
 	}
+	if len(steps) == 0 {
+		return turn // no copy: the common case, a prompt alone
+	}
 	return append(steps, turn...)
 }
 
@@ -163,7 +166,7 @@ func failureOf(err error) session.LlmFailure {
 	if errors.As(err, &le) {
 		return le.Failure
 	}
-	return session.LlmFailure{Message: ErrorChain(err), Code: "UNKNOWN"}
+	return session.LlmFailure{Message: message(err), Code: "UNKNOWN"}
 }
 
 // ErrorChain renders an error as DSH's errorChain does for the errors the
@@ -174,6 +177,11 @@ func ErrorChain(err error) string {
 	if errors.As(err, &le) {
 		return le.Failure.Message
 	}
+	return message(err)
+}
+
+// message is an error's message, or its type when it has none.
+func message(err error) string {
 	msg := err.Error()
 	if msg == "" {
 		return fmt.Sprintf("%T", err)

@@ -25,6 +25,15 @@ func EstimateTokens(text string) int { return (utf16Len(text) + charsPerToken - 
 // TextMessageTokens is the estimate of a message made of one text block.
 func TextMessageTokens(text string) int { return EstimateTokens(text) + blockOverhead + roleOverhead }
 
+// TextBlocksTokens is the estimate of a message made of text blocks.
+func TextBlocksTokens(texts ...string) int {
+	tokens := roleOverhead
+	for _, t := range texts {
+		tokens += EstimateTokens(t) + blockOverhead
+	}
+	return tokens
+}
+
 // ToolResultTokens is the estimate of a tool result message: one
 // tool-result block holding one text block.
 func ToolResultTokens(text string) int {

@@ -20,13 +20,15 @@ func summaryBlocks(text string) json.RawMessage {
 	return b
 }
 
+// The checkpoint's first and last blocks, around the summary.
+const (
+	checkpointOpening = checkpointPreamble + "\n\n<compacted-summary>"
+	checkpointClosing = "</compacted-summary>"
+)
+
 // checkpointContent is [preamble and opening tag, summary, closing tag].
 func checkpointContent(summary string) json.RawMessage {
-	b, _ := session.Marshal([]textBlock{
-		{"text", checkpointPreamble + "\n\n<compacted-summary>"},
-		{"text", summary},
-		{"text", "</compacted-summary>"},
-	})
+	b, _ := session.Marshal([]textBlock{{"text", checkpointOpening}, {"text", summary}, {"text", checkpointClosing}})
 	return b
 }
 

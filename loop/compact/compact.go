@@ -179,7 +179,7 @@ func (c *Compactor) compact(ev *loop.RequestError, target loop.Target) error {
 		shadowedTokens += n.Tokens
 		seqs[i] = n.Seq
 	}
-	framed := loop.MessageTokens(checkpointContent(summary.Text))
+	framed := loop.TextBlocksTokens(checkpointOpening, summary.Text, checkpointClosing) // the checkpoint's blocks
 	if framed >= shadowedTokens {
 		return fail(fmt.Errorf("summary is not smaller than the shadowed content (%d estimated framed tokens >= %d)", framed, shadowedTokens))
 	}
