@@ -9,4 +9,12 @@ require (
 	github.com/leanovate/gopter v0.2.11
 )
 
-require github.com/coder/websocket v1.8.15
+require (
+	github.com/chromedp/chromedp v0.23.0
+	github.com/coder/websocket v1.8.15
+)
+
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+)

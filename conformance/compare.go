@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -27,11 +29,26 @@ type Comparison struct {
 	// AgentErrors are what DSH's host reported as agent errors during the
 	// run (a failure its loop could not log among them).
 	AgentErrors []string
+
+	// For a rendered run (simrun conformance --render): UIDiff is the
+	// (-dsh ui +turnsim view) diff of the rows DSH's Web UI showed and the
+	// rows turnsim's view derives from DSH's log under the UI's rule, at
+	// the end and at each observe action; UIViolations are the rendering
+	// invariants the rows break (findings about DSH's UI, kept with their
+	// screenshot); UIRows counts the rows compared, Observed the looks.
+	Rendered         bool
+	UIDiff           string
+	UIViolations     []oracle.Violation
+	UIRows, Observed int
+	FinalScreenshot  string
 }
 
-// Agree reports whether both sides agree and both logs are clean.
+// Agree reports whether both sides agree (their logs, and for a rendered
+// run DSH's Web UI and turnsim's view under the UI's rule) and both logs
+// are clean. What the UI's rule hides is a finding about the UI
+// (UIViolations), not a difference.
 func (c *Comparison) Agree() bool {
-	return c.Diff == "" && len(c.DSHViolations) == 0 && len(c.ModelViolations) == 0
+	return c.Diff == "" && c.UIDiff == "" && len(c.DSHViolations) == 0 && len(c.ModelViolations) == 0
 }
 
 // Finding reports whether the comparison is a finding about DSH: DSH's
@@ -40,6 +57,10 @@ func (c *Comparison) Agree() bool {
 func (c *Comparison) Finding() bool {
 	return len(c.DSHViolations) > 0 && len(c.ModelViolations) == 0
 }
+
+// UIRule is the rule DSH 0.1.0-rc.8's released Web UI renders turn
+// errors by: the view is compared with the UI under it.
+const UIRule = view.HiddenByRetry
 
 // Compare reads the files a DSH run of s left in dir, runs the model on
 // the same scenario (as opts build it: the correct model, or a mutant),
@@ -60,7 +81,40 @@ func Compare(s *sim.Scenario, dir string, opts sim.Options) (*Comparison, error)
 	want, got := dsh.Lines(), model.Lines()
 	c.Diff = LineDiff(want, got, 2)
 	c.Lines = len(want)
+	if err := c.compareRenders(dir); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// compareRenders holds what DSH's Web UI showed, if the run was rendered,
+// to turnsim's view of DSH's log: node by node under the UI's rule, and
+// to the rendering invariants.
+func (c *Comparison) compareRenders(dir string) error {
+	final, observed, err := ReadRenders(dir)
+	if err != nil || final == nil {
+		return err
+	}
+	c.Rendered, c.FinalScreenshot = true, filepath.Join(dir, final.Screenshot)
+	rule := view.Options{TurnErrors: UIRule}
+	var diffs []string
+	ui, tv := RowLines(final.Rows), RowLines(ViewRows(view.DeriveWith(c.DSH.Events, rule), false))
+	c.UIRows += len(ui)
+	if d := LineDiff(ui, tv, 2); d != "" {
+		diffs = append(diffs, "the session opened after the run ("+final.Screenshot+"):\n"+d)
+	}
+	for _, o := range observed {
+		n := sort.Search(len(c.DSH.Events), func(i int) bool { return c.DSH.Events[i].Seq >= o.BeforeSeq })
+		ui, tv := RowLines(o.Rows), RowLines(ViewRows(view.DeriveWith(c.DSH.Events[:n], rule), true))
+		c.UIRows += len(ui)
+		c.Observed++
+		if d := LineDiff(ui, tv, 2); d != "" {
+			diffs = append(diffs, fmt.Sprintf("live, at %s before seq %d (%s):\n%s", o.Field, o.BeforeSeq, o.Screenshot, d))
+		}
+	}
+	c.UIDiff = strings.Join(diffs, "")
+	c.UIViolations = RenderViolations(c.DSH.Events, final.Rows)
+	return nil
 }
 
 // ModelSide runs the model on s as DSH's composition would meet it: with

@@ -52,6 +52,11 @@ type DriveOptions struct {
 	// Quiet is how long the session must stay idle, with nothing left to
 	// apply, before the drive ends (default 400 ms).
 	Quiet time.Duration
+	// Observe is called for each observe action of the scenario's world
+	// when its trigger fires, with the seq of the first event not yet
+	// seen: a look at the Web UI while the session is where the trigger
+	// put it.
+	Observe func(field string, beforeSeq int64) error
 	// Stuck is how long an idle session with a turn still open must stay
 	// quiet before the drive gives the turn up as never ending (default
 	// 3 s): DSH's host reports idle a moment before the last turn/end.
@@ -90,9 +95,21 @@ func RunDrive(ctx context.Context, h *dshweb.Host, sessions, hostEvents *dshweb.
 		plan = append(plan, &planned{field: fmt.Sprintf("inputs[%d]", i), what: fmt.Sprintf("%s %q", in.Kind, text), trigger: in.Trigger, due: -1,
 			apply: func(ctx context.Context) error { return h.Prompt(ctx, sessionID, mode, text) }})
 	}
+	var nextSeq int64 // the seq of the next event to arrive
 	for i, a := range s.World {
-		plan = append(plan, &planned{field: fmt.Sprintf("world[%d]", i), what: "cancel user keepInbox", trigger: a.Trigger, due: -1,
-			apply: func(ctx context.Context) error { return h.Cancel(ctx, sessionID) }})
+		field := fmt.Sprintf("world[%d]", i)
+		p := &planned{field: field, what: "cancel user keepInbox", trigger: a.Trigger, due: -1,
+			apply: func(ctx context.Context) error { return h.Cancel(ctx, sessionID) }}
+		if a.Do == "observe" {
+			p.what = "observe"
+			p.apply = func(context.Context) error {
+				if o.Observe == nil {
+					return nil
+				}
+				return o.Observe(field, nextSeq)
+			}
+		}
+		plan = append(plan, p)
 	}
 	for _, p := range plan {
 		if p.trigger.After == "" {
@@ -102,7 +119,6 @@ func RunDrive(ctx context.Context, h *dshweb.Host, sessions, hostEvents *dshweb.
 	d := &Drive{SessionID: sessionID}
 	start := time.Now()
 	counts := map[string]int{}
-	var nextSeq int64 // the seq of the next event to arrive
 	running, openTurns := false, 0
 	lastFrame := start
 	timer := time.NewTimer(0)

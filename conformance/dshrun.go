@@ -52,61 +52,97 @@ const (
 // run names the same one, on any machine and whatever --keep says.
 const SessionCwd = "/mnt"
 
-// RunDSH runs one scenario against the real DSH: the fake provider on
-// loopback answering from the scenario, a DSH web host configured by the
-// scenario's overlay, one session driven by the scenario's inputs and
-// world actions. Its files land in dir; the session works in cwd (where
-// the caller made WorkDir(dir) visible: SessionCwd). It must run where
+// Running is a DSH web host up against the fake provider, configured by
+// a scenario.
+type Running struct {
+	Host *dshweb.Host
+	// Home is DSH_HOME: sessions land under Home/sessions.
+	Home  string
+	close []func()
+}
+
+// Close stops the host and the provider.
+func (r *Running) Close() {
+	for i := len(r.close) - 1; i >= 0; i-- {
+		r.close[i]()
+	}
+}
+
+// StartDSH starts the fake provider on loopback answering from the
+// scenario and a DSH web host configured by the scenario's overlay and
+// agent preset, working in cwd. Its files land in dir. It must run where
 // nothing but loopback is reachable (inside 'unshare -n'); the caller
 // brings loopback up.
-func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd string) error {
+func StartDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd string) (_ *Running, err error) {
+	r := &Running{Home: filepath.Join(dir, "home")}
+	defer func() {
+		if err != nil {
+			r.Close()
+		}
+	}()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	reqLog, err := os.Create(filepath.Join(dir, RequestsFile))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer reqLog.Close()
+	r.close = append(r.close, func() { reqLog.Close() })
 	provider := serve.New(s)
 	provider.Log = reqLog
 	server := &http.Server{Handler: provider}
 	go server.Serve(ln)
-	defer func() {
+	r.close = append(r.close, func() {
 		shut, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		server.Shutdown(shut)
-	}()
+	})
 	stub := filepath.Join(dir, "hmr-stub.mjs")
 	if err := os.WriteFile(stub, []byte(HMRStub), 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	overlay, err := Overlay(s, "http://"+ln.Addr().String(), stub)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	overlayPath := filepath.Join(dir, OverlayFile)
 	if err := os.WriteFile(overlayPath, []byte(overlay), 0o644); err != nil {
-		return err
+		return nil, err
 	}
-	home := filepath.Join(dir, "home")
-	if err := writePreset(install, s, home); err != nil {
-		return err
+	if err := writePreset(install, s, r.Home); err != nil {
+		return nil, err
 	}
 	out, err := os.Create(filepath.Join(dir, HostOutput))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer out.Close()
+	r.close = append(r.close, func() { out.Close() })
 	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	host, err := dshweb.Start(startCtx, dshweb.Command{Node: install.Node(), BinJS: install.BinJS(), Overlay: overlayPath,
-		Dir: cwd, Env: dshweb.Environment(dshweb.PathWithNode(install.Node()), home), Output: out})
+		Dir: cwd, Env: dshweb.Environment(dshweb.PathWithNode(install.Node()), r.Home), Output: out})
 	if err != nil {
-		return fmt.Errorf("%w (its output: %s)", err, tail(filepath.Join(dir, HostOutput)))
+		return nil, fmt.Errorf("%w (its output: %s)", err, tail(filepath.Join(dir, HostOutput)))
 	}
-	defer host.Close()
+	r.Host = host
+	r.close = append(r.close, func() { host.Close() })
+	return r, nil
+}
+
+// RunDSH runs one scenario against the real DSH (StartDSH): one session
+// driven by the scenario's inputs and world actions, with the hooks
+// around the drive. Its files land in dir; the session works in cwd
+// (where the caller made WorkDir(dir) visible: SessionCwd).
+func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd string, hooks Hooks) error {
+	running, err := StartDSH(ctx, install, s, dir, cwd)
+	if err != nil {
+		return err
+	}
+	defer running.Close()
+	host, home := running.Host, running.Home
+	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
 	// Both streams open before the session exists: they have no replay.
 	sessions, err := host.Events(startCtx, dshweb.SessionEvents)
 	if err != nil {
@@ -122,7 +158,15 @@ func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd stri
 	if err != nil {
 		return err
 	}
-	drive, driveErr := RunDrive(ctx, host, sessions, hostEvents, id, s, DriveOptions{})
+	if hooks.BeforeDrive != nil {
+		if err := hooks.BeforeDrive(ctx, host, id); err != nil {
+			return err
+		}
+	}
+	drive, driveErr := RunDrive(ctx, host, sessions, hostEvents, id, s, DriveOptions{Observe: hooks.Observe})
+	if driveErr == nil && hooks.AfterDrive != nil {
+		driveErr = hooks.AfterDrive(ctx, host, id)
+	}
 	if b, err := json.MarshalIndent(drive, "", "  "); err == nil {
 		os.WriteFile(filepath.Join(dir, DriveFile), append(b, '\n'), 0o644)
 	}
@@ -159,6 +203,14 @@ func writePreset(install Install, s *sim.Scenario, home string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "preset.yml"), []byte(PresetMetadata), 0o644)
+}
+
+// Hooks let a caller act on a DSH run while its host is up: before the
+// drive (the session exists, nothing was sent yet), at each observe
+// action (see DriveOptions.Observe), and after it (the session idle).
+type Hooks struct {
+	BeforeDrive, AfterDrive func(ctx context.Context, host *dshweb.Host, sessionID string) error
+	Observe                 func(field string, beforeSeq int64) error
 }
 
 // WorkDir is the DSH session's working folder (its cwd, which its

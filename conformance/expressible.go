@@ -85,8 +85,9 @@ func Expressible(s *sim.Scenario) []error {
 	for i, a := range s.World {
 		field := fmt.Sprintf("world[%d]", i)
 		switch {
+		case a.Do == "observe":
 		case a.Do != "cancel":
-			bad(field+".do", "%q has no web API: the web host only cancels", a.Do)
+			bad(field+".do", "%q has no web API: the web host only cancels (and a run may observe its Web UI)", a.Do)
 		case a.Cause.Kind != session.CauseUser:
 			bad(field+".cause", "%q: the web host cancels with cause user only", a.Cause.Kind)
 		case !a.KeepInbox:

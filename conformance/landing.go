@@ -12,7 +12,13 @@ import (
 // this machine the driver's lag (an event reaching the driver, its call
 // reaching the agent) is a few milliseconds; DSH also falls behind the
 // model's virtual time by its own processing, a few milliseconds a request.
-const Margin = 250 // ms
+const Margin float64 = 250 // ms
+
+// ObserveWindow is how long after its landing an observe action may read
+// DSH's Web UI: opening the session in the page, waiting for it to catch
+// up, reading its rows and taking a screenshot take up to a few seconds,
+// and the session must not move meanwhile.
+const ObserveWindow float64 = 4000 // ms
 
 // Uncertain lists the inputs and world actions whose landing in DSH is not
 // certain: moved by Margin either way their trigger allows, the model's
@@ -25,8 +31,12 @@ func Uncertain(s *sim.Scenario) []error {
 	base, _ := ModelSide(s, SessionCwd, sim.Options{})
 	want := base.Lines()
 	var errs []error
-	check := func(field string, t sim.Trigger, shift func(*sim.Scenario, sim.Trigger)) {
-		for _, moved := range shifted(t) {
+	check := func(field string, a sim.Action, shift func(*sim.Scenario, sim.Trigger)) {
+		later := Margin
+		if a.Do == "observe" {
+			later = ObserveWindow // the page is read over seconds
+		}
+		for _, moved := range shifted(a.Trigger, later) {
 			c := *s
 			c.Inputs, c.World = slices.Clone(s.Inputs), slices.Clone(s.World)
 			shift(&c, moved.trigger)
@@ -39,10 +49,10 @@ func Uncertain(s *sim.Scenario) []error {
 		}
 	}
 	for i := range s.Inputs {
-		check(fmt.Sprintf("inputs[%d]", i), s.Inputs[i].Trigger, func(c *sim.Scenario, t sim.Trigger) { c.Inputs[i].Trigger = t })
+		check(fmt.Sprintf("inputs[%d]", i), sim.Action{Trigger: s.Inputs[i].Trigger}, func(c *sim.Scenario, t sim.Trigger) { c.Inputs[i].Trigger = t })
 	}
 	for i := range s.World {
-		check(fmt.Sprintf("world[%d]", i), s.World[i].Trigger, func(c *sim.Scenario, t sim.Trigger) { c.World[i].Trigger = t })
+		check(fmt.Sprintf("world[%d]", i), s.World[i], func(c *sim.Scenario, t sim.Trigger) { c.World[i].Trigger = t })
 	}
 	return errs
 }
@@ -55,20 +65,20 @@ type shift struct {
 // shifted are the places a trigger may land in DSH at the edges of the
 // margin: later always; earlier only when it is timed (DSH's events run
 // late against the model's clock), never before its trigger event.
-func shifted(t sim.Trigger) []shift {
+func shifted(t sim.Trigger, laterMs float64) []shift {
 	later, earlier := t, t
 	if t.After == "" {
-		later.AtMs += Margin
+		later.AtMs += laterMs
 		earlier.AtMs = max(t.AtMs-Margin, 0)
-		out := []shift{{later, fmt.Sprintf("%v ms later", Margin)}}
+		out := []shift{{later, fmt.Sprintf("%v ms later", laterMs)}}
 		if earlier.AtMs != t.AtMs {
 			out = append(out, shift{earlier, fmt.Sprintf("%v ms earlier", t.AtMs-earlier.AtMs)})
 		}
 		return out
 	}
-	later.PlusMs += Margin
+	later.PlusMs += laterMs
 	earlier.PlusMs = max(t.PlusMs-Margin, 0)
-	out := []shift{{later, fmt.Sprintf("%v ms later", Margin)}}
+	out := []shift{{later, fmt.Sprintf("%v ms later", laterMs)}}
 	if earlier.PlusMs != t.PlusMs {
 		out = append(out, shift{earlier, fmt.Sprintf("%v ms earlier", t.PlusMs-earlier.PlusMs)})
 	}

@@ -7,20 +7,13 @@ import (
 	"github.com/turnsim/turnsim/loop/view"
 )
 
-// suppressOnRetry is the retired turn-error rule: a turn that has any
-// llm/retry hides its turn-error node, on the theory that the retry node
-// already tells the story — but an exhausted turn's retry node says
-// "retrying", not why the turn failed.
+// suppressOnRetry is the retired turn-error rule, as DSH 0.1.0-rc.8's
+// released Web UI still renders by (view.HiddenByRetry): a turn that has
+// any retry record hides its turn-error node, on the theory that the retry
+// node already tells the story — but an exhausted turn's retry node says
+// "retried", not why the turn failed.
 func suppressOnRetry(events []session.Event) view.Nodes {
-	n := view.Derive(events)
-	retried := map[int]bool{}
-	for i := range events {
-		if r, ok := events[i].Data.(*session.LLMRetry); ok {
-			retried[r.Turn] = true
-		}
-	}
-	n.TurnErrors = slices.DeleteFunc(n.TurnErrors, func(te view.TurnError) bool { return retried[te.Turn] })
-	return n
+	return view.DeriveWith(events, view.Options{TurnErrors: view.HiddenByRetry})
 }
 
 // tailWindowDrift derives a turn error only for turns whose turn/start is

@@ -59,7 +59,9 @@ if [ "${1:-}" = "--soak" ]; then
 	echo "conformance: took $(($(date +%s) - start)) s (runs kept in $cache/soak, differences and findings in ./conformance-failures)"
 	exit $status
 fi
-"$cache/simrun" conformance --dsh "$cache" --keep "$cache/runs" scenarios/conformance/*.json
+# --render: each session is also opened in DSH's own Web UI (headless
+# Chromium; without it, one line says so and the logs are compared alone).
+"$cache/simrun" conformance --render --dsh "$cache" --keep "$cache/runs" scenarios/conformance/*.json
 status=$?
 # Known findings about DSH: each must still reproduce (docs/conformance.md).
 "$cache/simrun" conformance --findings --dsh "$cache" --keep "$cache/runs" scenarios/conformance/findings/*.json

@@ -122,7 +122,10 @@ type Input struct {
 
 // Action is something the world does to the agent.
 type Action struct {
-	Do        string // cancel, dispose, dispose-retry
+	// Do is cancel, dispose, dispose-retry, or observe: a look at the Web
+	// view where the action lands, which changes nothing (simrun
+	// conformance --render reads DSH's Web UI there).
+	Do        string
 	Cause     session.Cause
 	KeepInbox bool
 	Trigger
@@ -776,14 +779,14 @@ func parseWorld(o *object, s *Scenario) error {
 			if err := wo.boolean("keepInbox", &a.KeepInbox); err != nil {
 				return err
 			}
-		case "dispose", "dispose-retry":
+		case "dispose", "dispose-retry", "observe":
 			if wo.has("cause") || wo.has("keepInbox") || wo.has("reason") {
 				return ferr(path, "%s takes no cause, reason or keepInbox", a.Do)
 			}
 		case "":
-			return ferr(join(path, "do"), "missing: one of cancel, dispose, dispose-retry")
+			return ferr(join(path, "do"), "missing: one of cancel, dispose, dispose-retry, observe")
 		default:
-			return ferr(join(path, "do"), "unknown action %q (known: cancel, dispose, dispose-retry)", a.Do)
+			return ferr(join(path, "do"), "unknown action %q (known: cancel, dispose, dispose-retry, observe)", a.Do)
 		}
 		if err := parseTrigger(wo, &a.Trigger); err != nil {
 			return err

@@ -315,6 +315,8 @@ func (w *World) worldAction(a Action) func() {
 			w.record("dispose")
 			w.fact("dispose", session.CauseDisposed)
 			w.agent.Dispose()
+		case "observe":
+			w.record("observe")
 		case "dispose-retry":
 			w.record("dispose llm-retry")
 			if w.executor != nil {

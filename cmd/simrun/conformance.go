@@ -9,11 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/turnsim/turnsim/conformance"
+	"github.com/turnsim/turnsim/conformance/webui"
 	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
@@ -76,6 +78,7 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 90*time.Second, "the longest one DSH run may take")
 	show := fs.Bool("show", false, "print each agreeing scenario's skeleton (what was compared)")
 	from := fs.String("from", "", "compare with the DSH runs kept under this folder by an earlier --keep, without running DSH")
+	render := fs.Bool("render", false, "also open each session in DSH's own Web UI (headless Chromium) and hold what it shows to turnsim's view and to the rendering invariants; observe actions read it while the session runs")
 	findings := fs.Bool("findings", false, "each FILE reproduces a known finding about DSH (its log breaks an invariant the model's holds): report which still do")
 	var sr seedRun
 	seeds := fs.Uint64("seeds", 0, "instead of FILEs, run this many seeded plans (simrun run's generators, restricted to the wire and the web API)")
@@ -115,6 +118,13 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		return exitInternal
 	}
 	r := &conformRunner{self: self, dsh: *dsh, keep: *keep, from: *from, timeout: *timeout}
+	if *render && *from == "" {
+		if webui.Find() == "" {
+			fmt.Fprintln(stderr, "conformance --render: SKIPPED (no Chromium on PATH: apt-get install -y chromium); comparing logs only")
+		} else {
+			r.render = true
+		}
+	}
 	if *mutant != "" {
 		m, ok := mutants.Find(*mutant)
 		if !ok {
@@ -130,6 +140,7 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		return r.runSeeds(sr, stdout, stderr)
 	}
 	var agree, differ, errs int
+	var ui uiTally
 	start := time.Now()
 	for _, file := range files {
 		s, err := sim.LoadScenario(file)
@@ -162,9 +173,11 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 			for _, n := range nodeLines(view.Derive(c.DSH.Events)) {
 				fmt.Fprintf(stdout, "  %s\n", n.text())
 			}
+			ui.add(c, stdout)
 		}
 	}
 	fmt.Fprintf(stderr, "conformance: %d scenarios in %.1fs\n", len(files), time.Since(start).Seconds())
+	ui.summary(stdout)
 	fmt.Fprintf(stdout, "%d scenarios, %d agree, %d differ, %d errors\n", len(files), agree, differ, errs)
 	switch {
 	case differ > 0:
@@ -219,6 +232,9 @@ func printDifference(w io.Writer, c *conformance.Comparison) {
 	for _, e := range c.AgentErrors {
 		fmt.Fprintf(w, "  DSH's agent error: %s\n", e)
 	}
+	if c.UIDiff != "" {
+		fmt.Fprintf(w, "  (-dsh ui +turnsim view), under DSH 0.1.0-rc.8's turn-error rule:\n%s", indent(c.UIDiff))
+	}
 	for _, v := range c.ModelViolations {
 		fmt.Fprintf(w, "  the model's log: %s\n", formatViolation(v))
 	}
@@ -242,6 +258,8 @@ type conformRunner struct {
 	// from: compare with runs kept there instead of running DSH.
 	from    string
 	timeout time.Duration
+	// render: read DSH's Web UI too.
+	render bool
 	// model builds the model side: the correct model, or the mutant
 	// named mutant.
 	model  sim.Options
@@ -289,8 +307,12 @@ func (r *conformRunner) run(s *sim.Scenario) (*conformance.Comparison, time.Dura
 	ctx, cancel := context.WithTimeout(context.Background(), r.timeout+10*time.Second)
 	defer cancel()
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, "unshare", "-n", "-m", r.self, "dsh-run", "--scenario", filepath.Join(absDir, "scenario.json"),
-		"--dir", absDir, "--dsh", absDSH, "--timeout", r.timeout.String())
+	args := []string{"-n", "-m", r.self, "dsh-run", "--scenario", filepath.Join(absDir, "scenario.json"),
+		"--dir", absDir, "--dsh", absDSH, "--timeout", r.timeout.String()}
+	if r.render {
+		args = append(args, "--render")
+	}
+	cmd := exec.CommandContext(ctx, "unshare", args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -318,6 +340,7 @@ func runDSH(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", "", "")
 	dsh := fs.String("dsh", "", "")
 	timeout := fs.Duration("timeout", 90*time.Second, "")
+	render := fs.Bool("render", false, "")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return exitUsage
 	}
@@ -343,7 +366,13 @@ func runDSH(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := conformance.RunDSH(ctx, conformance.Install(*dsh), s, *dir, conformance.SessionCwd); err != nil {
+	var hooks conformance.Hooks
+	if *render {
+		h, closeBrowser := conformance.RenderHooks(webui.Find(), *dir)
+		defer closeBrowser()
+		hooks = h
+	}
+	if err := conformance.RunDSH(ctx, conformance.Install(*dsh), s, *dir, conformance.SessionCwd, hooks); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInternal
 	}
@@ -364,4 +393,48 @@ func safeName(name string) string {
 		return "scenario"
 	}
 	return s
+}
+
+// uiTally counts what the Web UI comparisons saw, for the summary line.
+type uiTally struct {
+	scenarios, rows, looks, findings int
+	byInvariant                      map[string]int
+}
+
+// add prints a rendered comparison's findings about DSH's Web UI.
+func (t *uiTally) add(c *conformance.Comparison, w io.Writer) {
+	if !c.Rendered {
+		return
+	}
+	t.scenarios++
+	t.rows += c.UIRows
+	t.looks += c.Observed
+	for _, v := range c.UIViolations {
+		if t.byInvariant == nil {
+			t.byInvariant = map[string]int{}
+		}
+		t.findings++
+		t.byInvariant[v.Invariant]++
+		fmt.Fprintf(w, "  DSH's Web UI breaks %s (screenshot %s)\n", formatViolation(v), c.FinalScreenshot)
+	}
+}
+
+func (t *uiTally) summary(w io.Writer) {
+	if t.scenarios == 0 {
+		return
+	}
+	line := fmt.Sprintf("Web UI: %d rows compared on %d scenarios (%d live looks); %d findings about DSH's Web UI", t.rows, t.scenarios, t.looks, t.findings)
+	if t.findings > 0 {
+		ids := make([]string, 0, len(t.byInvariant))
+		for id := range t.byInvariant {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		var parts []string
+		for _, id := range ids {
+			parts = append(parts, fmt.Sprintf("%s %d", id, t.byInvariant[id]))
+		}
+		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	fmt.Fprintln(w, line)
 }

@@ -79,6 +79,12 @@ commands:
   conformance --dsh DIR FILE…
                 run scenarios against the real DSH and the model, and compare
                 (make conformance installs DSH and runs it)
+  dsh-web --scenario FILE [CMD]
+                the real DSH's web host against 'simrun serve', for runs by
+                hand: CMD (a shell) runs beside it with $DSH_WEB
+  webui --host URL --log FILE
+                read a session in a running DSH web host's own Web UI and
+                hold its rows to turnsim's view of the log
   version       print turnsim's version
 
 Run 'simrun <command> -h' for a command's flags.
@@ -123,6 +129,10 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		return runServe(args[1:], stdout, stderr)
 	case "conformance":
 		return runConformance(args[1:], stdout, stderr)
+	case "webui":
+		return runWebUI(args[1:], stdout, stderr)
+	case "dsh-web":
+		return runDSHWeb(args[1:], stdout, stderr)
 	case "dsh-run": // the inner half of conformance, inside unshare -n
 		return runDSH(args[1:], stdout, stderr)
 	case "version", "--version":

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -214,5 +216,51 @@ func TestV0NewTurnRetries(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, view.Derive(again).TurnErrors); diff != "" {
 		t.Errorf("after a v1 rewrite (-want +got):\n%s", diff)
+	}
+}
+
+// TestHiddenByRetry: under DSH 0.1.0-rc.8's released rule an error turn
+// that owns a retry record shows no turn-error node, in the whole log and
+// in a tail window holding only its llm/retry-started; a turn without one
+// shows its node as under SPEC's rule.
+func TestHiddenByRetry(t *testing.T) {
+	log := `{"type":"session","version":1,"id":"x","createdAt":0,"delegationDepth":0}
+{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
+{"type":"step/start","seq":1,"time":0,"data":{"turn":1,"step":1}}
+{"type":"assistant/chunk","seq":2,"time":0,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"busy","code":"SERVER"}}}}}
+{"type":"llm/retry","seq":3,"time":0,"data":{"retryId":"r","turn":1,"step":1,"provider":"p","mode":"normal","policyKey":"k","retry":1,"maxRetries":1,"delayMs":10,"failure":{"message":"busy","code":"SERVER"}}}
+{"type":"llm/retry-started","seq":4,"time":10,"data":{"retryId":"r","turn":1,"step":1,"retry":1}}
+{"type":"assistant/chunk","seq":5,"time":10,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"busy","code":"SERVER"}}}}}
+{"type":"step/end","seq":6,"time":10,"data":{"turn":1,"step":1}}
+{"type":"turn/end","seq":7,"time":10,"data":{"turn":1,"reason":{"kind":"error","error":{"message":"busy","code":"SERVER"}}}}
+{"type":"turn/start","seq":8,"time":20,"data":{"turn":2}}
+{"type":"turn/end","seq":9,"time":20,"data":{"turn":2,"reason":{"kind":"error","error":{"message":"bad key","code":"AUTH"}}}}
+`
+	_, events, err := session.ReadAll(strings.NewReader(log), session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := func(n view.Nodes) []int {
+		var out []int
+		for _, e := range n.TurnErrors {
+			out = append(out, e.Turn)
+		}
+		return out
+	}
+	rc8 := view.Options{TurnErrors: view.HiddenByRetry}
+	for _, row := range []struct {
+		why    string
+		window []session.Event
+		o      view.Options
+		want   []int
+	}{
+		{"SPEC's rule: every error turn", events, view.Options{}, []int{1, 2}},
+		{"rc.8's rule: the retried turn hides its error", events, rc8, []int{2}},
+		{"rc.8's rule in a tail window with only llm/retry-started", events[4:], rc8, []int{2}},
+		{"rc.8's rule in a tail window after the retry records", events[5:], rc8, []int{1, 2}},
+	} {
+		if got := turns(view.DeriveWith(row.window, row.o)); !slices.Equal(got, row.want) {
+			t.Errorf("%s: turn-error nodes for turns %v, want %v", row.why, got, row.want)
+		}
 	}
 }
