@@ -105,6 +105,12 @@ func (c *Comparison) compareRenders(dir string) error {
 	}
 	for _, o := range observed {
 		n := sort.Search(len(c.DSH.Events), func(i int) bool { return c.DSH.Events[i].Seq >= o.BeforeSeq })
+		if n < len(c.DSH.Events) && c.DSH.Events[n].Time <= o.To {
+			// The session moved before the page was read: the look says
+			// nothing certain (the machine was slower than the window).
+			return fmt.Errorf("the look at %s took %d ms and the session moved meanwhile (seq %d at %d ms): no comparison; aim it earlier in a longer wait",
+				o.Field, o.To-o.From, c.DSH.Events[n].Seq, c.DSH.Events[n].Time-o.From)
+		}
 		ui, tv := RowLines(o.Rows), RowLines(ViewRows(view.DeriveWith(c.DSH.Events[:n], rule), true))
 		c.UIRows += len(ui)
 		c.Observed++

@@ -18,7 +18,7 @@ const Margin float64 = 250 // ms
 // DSH's Web UI: opening the session in the page, waiting for it to catch
 // up, reading its rows and taking a screenshot take up to a few seconds,
 // and the session must not move meanwhile.
-const ObserveWindow float64 = 4000 // ms
+const ObserveWindow float64 = 6000 // ms
 
 // Uncertain lists the inputs and world actions whose landing in DSH is not
 // certain: moved by Margin either way their trigger allows, the model's

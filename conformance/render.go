@@ -34,6 +34,10 @@ type Render struct {
 	// was read: the page shows the log before it.
 	BeforeSeq int64       `json:"beforeSeq"`
 	Rows      []webui.Row `json:"rows"`
+	// From and To bound the look in wall-clock epoch ms, as DSH's log
+	// times events: a look is certain only if no event falls between.
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
 	// Screenshot is the PNG beside it, by file name.
 	Screenshot string `json:"screenshot"`
 }
@@ -47,12 +51,13 @@ func RenderHooks(chromium, dir string) (Hooks, func()) {
 	var b *webui.Browser
 	var hostURL string
 	opened := false
-	read := func(name, field string, beforeSeq int64) error {
-		r := Render{Field: field, BeforeSeq: beforeSeq, Screenshot: name + ".png"}
+	read := func(name, field string, beforeSeq int64, looked time.Time) error {
+		r := Render{Field: field, BeforeSeq: beforeSeq, Screenshot: name + ".png", From: looked.UnixMilli()}
 		var err error
 		if r.Rows, err = b.Rows(); err != nil {
 			return err
 		}
+		r.To = time.Now().UnixMilli()
 		if err := b.Screenshot(filepath.Join(dir, name+".png")); err != nil {
 			return err
 		}
@@ -70,6 +75,10 @@ func RenderHooks(chromium, dir string) (Hooks, func()) {
 			return err
 		},
 		Observe: func(field string, beforeSeq int64) error {
+			// The page is loaded at the first look, not before the drive:
+			// a page loaded on a blank session lists it only seconds after
+			// it has a title.
+			looked := time.Now()
 			if !opened {
 				if err := b.OpenSession(hostURL); err != nil {
 					return err
@@ -77,13 +86,13 @@ func RenderHooks(chromium, dir string) (Hooks, func()) {
 				opened = true
 			}
 			time.Sleep(300 * time.Millisecond) // the page's own event stream catches up
-			return read("ui-"+strings.NewReplacer("[", "-", "]", "").Replace(field), field, beforeSeq)
+			return read("ui-"+strings.NewReplacer("[", "-", "]", "").Replace(field), field, beforeSeq, looked)
 		},
 		AfterDrive: func(ctx context.Context, h *dshweb.Host, _ string) error {
 			if err := b.OpenSession(hostURL); err != nil { // a fresh load: the history
 				return err
 			}
-			return read(FinalRender, "", -1)
+			return read(FinalRender, "", -1, time.Now())
 		},
 	}
 	return hooks, func() {

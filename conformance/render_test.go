@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,5 +117,38 @@ func TestAuthShown(t *testing.T) {
 	rows[0].Details[1] = "Failure reason: API key is invalid"
 	if vs := conformance.RenderViolations(res.Events, rows); len(vs) != 0 {
 		t.Errorf("masked rows: %v", vs)
+	}
+}
+
+// TestLookThatTookTooLong: a look whose page was read after the session
+// had moved on compares nothing and says why.
+func TestLookThatTookTooLong(t *testing.T) {
+	s, err := sim.ParseScenario([]byte(`{"name":"x","retryPolicy":{"maxRetries":1,"retryableCodes":["SERVER"],"backoff":{"initialDelayMs":6000,"maxDelayMs":6000,"jitterRatio":0}},
+		"requests":[{"fail":{"code":"SERVER","message":"busy","status":500}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := keptRun(t, s, func(e []session.Event) []webui.Row {
+		return conformance.ViewRows(view.DeriveWith(e, view.Options{TurnErrors: view.HiddenByRetry}), false)
+	})
+	res := sim.Run(s)
+	// The look lands in the 6 s wait after the llm/retry.
+	n := slices.IndexFunc(res.Events, func(e session.Event) bool { return e.Type() == session.TypeLLMRetry }) + 1
+	waitFrom, waitTo := res.Events[n-1].Time, res.Events[n].Time
+	for _, row := range []struct {
+		why   string
+		to    int64
+		fails bool
+	}{
+		{"read inside the wait", waitFrom + 2000, false},
+		{"read after the session moved", waitTo + 1, true},
+	} {
+		data, _ := json.Marshal(conformance.Render{Field: "world[0]", BeforeSeq: res.Events[n].Seq, From: waitFrom + 500, To: row.to,
+			Rows: conformance.ViewRows(view.Derive(res.Events[:n]), true)})
+		os.WriteFile(filepath.Join(dir, "ui-world-0.json"), data, 0o644)
+		_, err := conformance.Compare(s, dir, sim.Options{})
+		if (err != nil) != row.fails || (err != nil && !strings.Contains(err.Error(), "moved meanwhile")) {
+			t.Errorf("%s: %v", row.why, err)
+		}
 	}
 }

@@ -12,6 +12,7 @@ package webui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -81,54 +82,91 @@ func (b *Browser) OpenSession(hostURL string) error { return b.OpenSessionTitled
 // OpenSessionTitled opens the session whose sidebar row reads title (the
 // first session row when title is empty).
 func (b *Browser) OpenSessionTitled(hostURL, title string) error {
+	if err := b.Load(hostURL); err != nil {
+		return err
+	}
+	return b.Select(title)
+}
+
+// Load loads the host's page and dismisses its notice; Select then opens
+// a session quickly.
+func (b *Browser) Load(hostURL string) error {
 	ctx, cancel := b.within(30 * time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, chromedp.Navigate(hostURL)); err != nil {
 		return fmt.Errorf("loading %s: %w", hostURL, err)
 	}
-	var out string
+	return b.page(ctx, loadJS, "")
+}
+
+// Select opens the session whose sidebar row reads title (the first one
+// when title is empty) in the loaded page, and returns once the chat shows
+// it.
+func (b *Browser) Select(title string) error {
+	ctx, cancel := b.within(30 * time.Second)
+	defer cancel()
+	return b.page(ctx, selectJS, title)
+}
+
+// page runs one of the page scripts, which answer "ok" or what they
+// missed.
+func (b *Browser) page(ctx context.Context, script, title string) error {
 	quoted, _ := json.Marshal(title)
-	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](strings.Replace(openSessionJS, "TITLE", string(quoted), 1), chromedp.EvalAwaitPromise))
+	js := "(async () => {\n" + pageHelpers + strings.Replace(script, "TITLE", string(quoted), 1) + "\n})()"
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
+	if err == nil && out != "ok" {
+		err = errors.New(out)
+	}
 	if err != nil {
 		return fmt.Errorf("opening the session in DSH's Web UI: %w", err)
-	}
-	if out != "ok" {
-		return fmt.Errorf("opening the session in DSH's Web UI: %s", out)
 	}
 	return nil
 }
 
-// openSessionJS clicks through to the session, polling for each element
-// (the page renders asynchronously); it returns "ok" or what it missed.
-const openSessionJS = `(async () => {
-  const sleep = ms => new Promise(r => setTimeout(r, ms));
-  const poll = async (find, what, ms = 15000) => {
-    for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) {
-      const e = find();
-      if (e) return e;
-    }
-    throw new Error('no ' + what + ' on the page');
-  };
-  const leaf = text => [...document.querySelectorAll('body *')].filter(e => e.textContent.trim() === text).pop();
+// pageHelpers, inside each script's function, poll for an element (the page renders asynchronously) and
+// find an element by its own text.
+const pageHelpers = `const sleep = ms => new Promise(r => setTimeout(r, ms));
+const poll = async (find, what, ms = 15000) => {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) {
+    const e = find();
+    if (e) return e;
+  }
+  throw new Error('no ' + what + ' on the page');
+};
+const leaf = text => [...document.querySelectorAll('body *')].filter(e => e.textContent.trim() === text).pop();
+`
+
+// loadJS dismisses the notice.
+const loadJS = `
   try {
-    const notice = await poll(() => leaf('Continue') || document.querySelector('[class*="sessionRow"], [class*="projectText"]'), 'page');
-    if (notice.textContent.trim() === 'Continue') { notice.click(); await sleep(200); }
-    const title = TITLE;
-    const sessionRow = () => [...document.querySelectorAll('[role="treeitem"][class*="sessionRow"]')]
-      .find(r => title === '' || [...r.querySelectorAll('[class*="title"]')].some(t => t.textContent.trim() === title));
-    let row = sessionRow();
-    if (!row) {
-      (await poll(() => leaf('Ungrouped'), 'Ungrouped folder')).click();
-      row = await poll(sessionRow, title === '' ? 'session row' : 'session row titled ' + JSON.stringify(title));
-    }
-    row.click();
-    // The composer's stats line ("1 turns · 1 steps") shows once the
-    // session's history is in the chat.
-    await poll(() => [...document.querySelectorAll('body *')].find(e => e.children.length === 0 && /^\d+ turns? · \d+ steps?$/.test(e.textContent.trim())), 'chat (its turns · steps line)');
-    await sleep(500);
+    const first = await poll(() => leaf('Continue') || document.querySelector('[class*="sessionRow"], [class*="projectText"]'), 'page');
+    if (first.textContent.trim() === 'Continue') { first.click(); await sleep(200); }
     return 'ok';
-  } catch (e) { return String(e.message || e); }
-})()`
+  } catch (e) { return String(e.message || e); }`
+
+// selectJS clicks the session's row and waits for the chat to show it.
+const selectJS = `
+  try {
+    const title = TITLE;
+    // A blank session's folder shows only once it has a title: expand
+    // "Ungrouped" when it appears, once.
+    let expanded = false;
+    const row = await poll(() => {
+      const r = [...document.querySelectorAll('[role="treeitem"][class*="sessionRow"]')]
+        .find(r => title === '' || [...r.querySelectorAll('[class*="title"]')].some(t => t.textContent.trim() === title));
+      const folder = leaf('Ungrouped');
+      if (!r && folder && !expanded) { folder.click(); expanded = true; }
+      return r;
+    }, title === '' ? 'session row' : 'session row titled ' + JSON.stringify(title));
+    row.click();
+    // The chat has the session once it shows the composer's stats line
+    // ("1 turns · 1 steps", shown while the session is idle) or the
+    // runtime-context row of its first step ("Context injection").
+    await poll(() => [...document.querySelectorAll('body *')].find(e => e.children.length === 0 &&
+      (/^\d+ turns? · \d+ steps?$/.test(e.textContent.trim()) || e.textContent.trim() === 'Context injection')), 'chat of the session');
+    await sleep(300);
+    return 'ok';
+  } catch (e) { return String(e.message || e); }`
 
 // Rows reads the recovery rows the chat shows, in page order.
 func (b *Browser) Rows() ([]Row, error) {

@@ -24,7 +24,7 @@ const page = `<!doctype html><html><body>
 <main><textarea></textarea><div id="chat"></div><div id="stats"></div></main>
 <script>
 function show() {
-  setTimeout(() => { document.getElementById('stats').innerHTML = '<span class="Ef56_stats">1 turns · 1 steps</span>'; }, 300);
+  setTimeout(() => { document.getElementById('stats').innerHTML = '<span class="Ef56_context">Context injection</span>'; }, 300);
   document.getElementById('chat').innerHTML =
     '<div class="Cd34_message">Reply.</div>' +
     '<details class="Cd34_retryRow" data-active="true"><summary><span class="Cd34_retryText" role="status">Retrying model request (1/2) · 3s</span></summary>' +
