@@ -9,8 +9,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/turnsim/turnsim/conformance/dshweb"
@@ -211,6 +213,24 @@ func writePreset(install Install, s *sim.Scenario, home string) error {
 type Hooks struct {
 	BeforeDrive, AfterDrive func(ctx context.Context, host *dshweb.Host, sessionID string) error
 	Observe                 func(field string, beforeSeq int64) error
+}
+
+// EnterRun readies the namespace a DSH run is in (the caller runs inside
+// 'unshare -n -m'): loopback up, and WorkDir(dir) bound at SessionCwd. The
+// mount namespace is the run's own (unshare makes mounts private), so the
+// bind is gone when the run ends.
+func EnterRun(dir string) error {
+	if out, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
+		return fmt.Errorf("ip link set lo up: %v: %s", err, out)
+	}
+	work := WorkDir(dir)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	if err := syscall.Mount(work, SessionCwd, "", syscall.MS_BIND, ""); err != nil {
+		return fmt.Errorf("mount --bind %s %s: %v", work, SessionCwd, err)
+	}
+	return nil
 }
 
 // WorkDir is the DSH session's working folder (its cwd, which its

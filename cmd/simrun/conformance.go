@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/turnsim/turnsim/conformance"
@@ -179,8 +178,14 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "conformance: %d scenarios in %.1fs\n", len(files), time.Since(start).Seconds())
 	ui.summary(stdout)
 	fmt.Fprintf(stdout, "%d scenarios, %d agree, %d differ, %d errors\n", len(files), agree, differ, errs)
+	return batchStatus(differ, errs)
+}
+
+// batchStatus is a batch's exit status: a failure (a difference, a finding
+// gone) before an error.
+func batchStatus(failed, errs int) int {
 	switch {
-	case differ > 0:
+	case failed > 0:
 		return exitViolation
 	case errs > 0:
 		return exitUsage
@@ -214,13 +219,7 @@ func (r *conformRunner) reproduce(files []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintf(stderr, "conformance: %d findings in %.1fs\n", len(files), time.Since(start).Seconds())
 	fmt.Fprintf(stdout, "%d findings, %d reproduced, %d gone, %d errors\n", len(files), reproduced, gone, errs)
-	switch {
-	case gone > 0:
-		return exitViolation
-	case errs > 0:
-		return exitUsage
-	}
-	return exitClean
+	return batchStatus(gone, errs)
 }
 
 // printDifference prints the violations on either side, DSH's agent
@@ -349,19 +348,8 @@ func runDSH(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	if out, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
-		fmt.Fprintf(stderr, "ip link set lo up: %v: %s\n", err, out)
-		return exitInternal
-	}
-	work := conformance.WorkDir(*dir)
-	if err := os.MkdirAll(work, 0o755); err != nil {
+	if err := conformance.EnterRun(*dir); err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitInternal
-	}
-	// The mount namespace is this run's own ('unshare -m' makes mounts
-	// private): the bind is gone when the run ends.
-	if err := syscall.Mount(work, conformance.SessionCwd, "", syscall.MS_BIND, ""); err != nil {
-		fmt.Fprintf(stderr, "mount --bind %s %s: %v\n", work, conformance.SessionCwd, err)
 		return exitInternal
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)

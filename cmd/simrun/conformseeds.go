@@ -102,13 +102,7 @@ func (r *conformRunner) runSeeds(sr seedRun, stdout, stderr io.Writer) int {
 		last += fmt.Sprintf(" (%d findings about DSH)", findings)
 	}
 	fmt.Fprintln(stdout, last)
-	switch {
-	case differ > 0:
-		return exitViolation
-	case errs > 0:
-		return exitUsage
-	}
-	return exitClean
+	return batchStatus(differ, errs)
 }
 
 // shrinkDifference shrinks a plan against DSH while it still differs,

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/turnsim/turnsim/conformance"
@@ -97,17 +96,8 @@ func runDSHWeb(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitClean
 	}
-	if out, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
-		fmt.Fprintf(stderr, "ip link set lo up: %v: %s\n", err, out)
-		return exitInternal
-	}
-	work := conformance.WorkDir(*dir)
-	if err := os.MkdirAll(work, 0o755); err != nil {
+	if err := conformance.EnterRun(*dir); err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitInternal
-	}
-	if err := syscall.Mount(work, conformance.SessionCwd, "", syscall.MS_BIND, ""); err != nil {
-		fmt.Fprintf(stderr, "mount --bind %s %s: %v\n", work, conformance.SessionCwd, err)
 		return exitInternal
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
