@@ -22,6 +22,8 @@ func FuzzParseScenario(f *testing.F) {
 	}
 	f.Add([]byte(`{"name":"x","requests":[{"fail":{"code":"SERVER","message":"m"},"listenerThrows":true}]}`))
 	f.Add([]byte(`{"name":"x","requests":[{"text":"t","listenerThrows":true}]}`))
+	// No listeners at all was written back as null (found by fuzzing).
+	f.Add([]byte(`{"name":"0","retryPolicy":{"mode":"always","backoff":{"initialDelayMs":1,"maxDelayMs":1,"jitterRatio":0}},"listenerOrder":[]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		s, err := ParseScenario(raw)
 		if err != nil {

@@ -110,8 +110,9 @@ type outageJSON struct {
 // spelled out.
 func (s *Scenario) MarshalJSON() ([]byte, error) {
 	out := scenarioJSON{Name: s.Name, Provider: s.Provider, Model: s.Model, ContextWindow: s.ContextWindow,
-		ListenerOrder: s.ListenerOrder, Seed: s.Seed, StreamIdleTimeoutMs: s.StreamIdleTimeoutMs, MaxEvents: s.MaxEvents,
+		ListenerOrder: append([]string{}, s.ListenerOrder...), Seed: s.Seed, StreamIdleTimeoutMs: s.StreamIdleTimeoutMs, MaxEvents: s.MaxEvents,
 		Requests: []outcomeJSON{}, Summaries: []summaryJSON{}, Inputs: []json.RawMessage{}, World: []json.RawMessage{}}
+	// ListenerOrder is copied so that no listeners writes [], never null.
 	if s.Seed == nil {
 		out.Random = s.Random
 	}
