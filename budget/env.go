@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/inputfile"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -106,7 +106,7 @@ type Outage struct {
 
 // LoadEnvironment reads and validates an environment file.
 func LoadEnvironment(path string) (*Environment, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path)
 	if err != nil {
 		return nil, err
 	}

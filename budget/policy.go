@@ -3,7 +3,7 @@ package budget
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"github.com/turnsim/turnsim/internal/inputfile"
 	"slices"
 
 	"github.com/turnsim/turnsim/loop/retry"
@@ -22,7 +22,7 @@ func LoadPolicy(path string) (Config, error) {
 	if path == "default" {
 		return Config{Policy: retry.DefaultPolicy()}, nil
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path)
 	if err != nil {
 		return Config{}, err
 	}

@@ -3,6 +3,7 @@ package faults
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/inputfile"
 	"os"
 	"path/filepath"
 	"sort"
@@ -123,7 +124,7 @@ func LoadCorpus(dir string) []LoadedEntry {
 // LoadEntry reads one corpus entry.
 func LoadEntry(path string) LoadedEntry {
 	le := LoadedEntry{Path: path}
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path)
 	if err != nil {
 		le.Err = err
 		return le

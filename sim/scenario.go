@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/turnsim/turnsim/internal/inputfile"
 	"slices"
 	"strings"
 
@@ -139,7 +139,7 @@ const (
 
 // LoadScenario reads and checks a scenario file.
 func LoadScenario(path string) (*Scenario, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/inputfile"
 	"io"
 	"os"
 	"os/signal"
@@ -159,7 +160,7 @@ func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
 // policyIsBundle: "default" is a bare RetryPolicyConfig; a file was read
 // by LoadPolicy already.
 func policyIsBundle(path string) bool {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path)
 	return err == nil && budget.IsBundle(raw)
 }
 

@@ -5,8 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/inputfile"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 
@@ -67,7 +67,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	seen := map[string]bool{}
 	of := ""
 	for _, file := range files {
-		f, err := os.Open(file)
+		f, err := inputfile.Open(file)
 		if err != nil {
 			return fail("%v", err)
 		}

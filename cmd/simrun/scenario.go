@@ -107,7 +107,9 @@ func scenarioFile(file, trace string, several, showView, showTimeline bool, out 
 	if trace != "" {
 		path := trace
 		if several {
-			path = filepath.Join(trace, s.Name+".jsonl")
+			// A name is read from a file, and a file may come from
+			// anywhere (a CI artifact): it is one element of a path.
+			path = filepath.Join(trace, safeName(s.Name)+".jsonl")
 		}
 		if err := writeTrace(path, run); err != nil {
 			res.Error = err.Error()

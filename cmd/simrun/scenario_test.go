@@ -1,10 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/turnsim/turnsim/loop/session"
 )
@@ -112,6 +117,73 @@ func TestServeUsage(t *testing.T) {
 		status, _, errOut := simrun(tt.args...)
 		if status != exitUsage || !strings.Contains(errOut, tt.want) {
 			t.Errorf("simrun %v: status %d, stderr %q; want 2 and %q", tt.args, status, errOut, tt.want)
+		}
+	}
+}
+
+// TestTraceNamesStayInTheFolder: a scenario's name is untrusted (corpus
+// entries come from CI artifacts); its trace lands inside --trace DIR
+// whatever the name says.
+func TestTraceNamesStayInTheFolder(t *testing.T) {
+	dir := t.TempDir()
+	traces := filepath.Join(dir, "traces")
+	var files []string
+	for i, name := range []string{"../../escaped", "a/b", ".."} {
+		f := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
+		os.WriteFile(f, []byte(`{"name":`+strconv.Quote(name)+`}`), 0o644)
+		files = append(files, f)
+	}
+	if code, out, errOut := simrun(append([]string{"scenario", "--quiet", "--trace", traces}, files...)...); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	var written []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".jsonl") {
+			written = append(written, p)
+		}
+		return nil
+	})
+	for _, p := range written {
+		if filepath.Dir(p) != traces {
+			t.Errorf("a trace landed outside %s: %s", traces, p)
+		}
+	}
+	if len(written) != 3 {
+		t.Errorf("%d traces written, want 3: %v", len(written), written)
+	}
+}
+
+// TestNotRegularFiles: a named pipe given where a file is read is refused
+// with its path and exit 2, at once (an open of a pipe with no writer
+// would wait forever), alone or in a checked folder, as a policy or as a
+// corpus entry.
+func TestNotRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "x.jsonl")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	corpus := filepath.Join(dir, "corpus")
+	os.MkdirAll(corpus, 0o755)
+	syscall.Mkfifo(filepath.Join(corpus, "entry.json"), 0o644)
+	for _, args := range [][]string{
+		{"check", pipe},
+		{"check", dir},
+		{"run", "--seeds", "1", "--policy", pipe},
+		{"run", "--seeds", "1", "--corpus", corpus},
+		{"scenario", pipe},
+	} {
+		done := make(chan struct{})
+		var code int
+		var out, errOut string
+		go func() { code, out, errOut = simrun(args...); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v blocked on the pipe", args)
+		}
+		if code != 2 || !strings.Contains(out+errOut, "not a regular file (a named pipe)") {
+			t.Errorf("%v: exit %d, %s%s", args, code, out, errOut)
 		}
 	}
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
+	"github.com/turnsim/turnsim/internal/inputfile"
 	"strconv"
 
 	"github.com/turnsim/turnsim/faults"
@@ -28,7 +28,7 @@ func (f *seedFlags) register(fs *flag.FlagSet) {
 func (f *seedFlags) resolve() (faults.Overrides, sim.Options, error) {
 	var o faults.Overrides
 	if f.policy != "" {
-		raw, err := os.ReadFile(f.policy)
+		raw, err := inputfile.Read(f.policy)
 		if err != nil {
 			return o, sim.Options{}, err
 		}

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/inputfile"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/klauspost/compress/zstd"
@@ -60,7 +60,7 @@ func Open(path string, opts ReadOptions) (*Reader, error) {
 	if opts.Name == "" {
 		opts.Name = path
 	}
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return nil, &InputError{File: opts.Name, Msg: err.Error()}
 	}
