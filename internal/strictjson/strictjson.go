@@ -1,0 +1,302 @@
+// Package strictjson is the one check every JSON input of turnsim passes
+// before it is decoded: scenarios, policies, environments, corpus
+// entries, shard outputs. It refuses what encoding/json lets through —
+// duplicate keys (where the last would silently win), data after the
+// value, invalid UTF-8, nesting past limits.Current.Depth — and reports
+// every error with its line and column. Describe turns encoding/json's own
+// errors into messages without Go type names, and Printable keeps any
+// echoed input to printable text.
+package strictjson
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/turnsim/turnsim/internal/limits"
+)
+
+// Error is an input that is not strict JSON, at a line and column (from 1).
+type Error struct {
+	Line, Col int
+	Msg       string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg) }
+
+// Check reports the first way data is not one strict JSON value.
+func Check(data []byte) error {
+	p := &parser{data: data, line: 1, lineStart: 0}
+	p.space()
+	if p.i == len(data) {
+		return p.fail("no JSON value (the input is empty)")
+	}
+	if err := p.value(0); err != nil {
+		return err
+	}
+	p.space()
+	if p.i < len(data) {
+		return p.fail("data after the JSON value: %s", Printable(excerpt(data[p.i:])))
+	}
+	return nil
+}
+
+type parser struct {
+	data      []byte
+	i         int
+	line      int
+	lineStart int
+}
+
+func (p *parser) fail(format string, args ...any) error {
+	return &Error{Line: p.line, Col: utf8.RuneCount(p.data[p.lineStart:min(p.i, len(p.data))]) + 1, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) space() {
+	for p.i < len(p.data) {
+		switch p.data[p.i] {
+		case '\n':
+			p.line++
+			p.lineStart = p.i + 1
+		case ' ', '\t', '\r':
+		default:
+			return
+		}
+		p.i++
+	}
+}
+
+func (p *parser) value(depth int) error {
+	if depth > limits.Current.Depth {
+		return p.fail("%s", &limits.Exceeded{What: "nesting " + strconv.Itoa(depth) + " deep", Limit: strconv.Itoa(limits.Current.Depth), Flag: limits.FlagDepth})
+	}
+	if p.i >= len(p.data) {
+		return p.fail("the input ends inside a value")
+	}
+	switch c := p.data[p.i]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		_, err := p.str()
+		return err
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	default:
+		for _, lit := range []string{"true", "false", "null"} {
+			if strings.HasPrefix(string(p.data[p.i:min(p.i+5, len(p.data))]), lit) {
+				p.i += len(lit)
+				return nil
+			}
+		}
+		return p.fail("unexpected %s where a value belongs", Printable(excerpt(p.data[p.i:])))
+	}
+}
+
+func (p *parser) object(depth int) error {
+	p.i++ // {
+	keys := map[string]bool{}
+	p.space()
+	if p.i < len(p.data) && p.data[p.i] == '}' {
+		p.i++
+		return nil
+	}
+	for {
+		p.space()
+		if p.i >= len(p.data) || p.data[p.i] != '"' {
+			return p.fail("expected a key in quotes")
+		}
+		keyAt := *p
+		key, err := p.str()
+		if err != nil {
+			return err
+		}
+		if keys[key] {
+			return keyAt.fail("duplicate key %s (JSON readers disagree on which one counts)", Printable(strconv.Quote(key)))
+		}
+		keys[key] = true
+		p.space()
+		if p.i >= len(p.data) || p.data[p.i] != ':' {
+			return p.fail("expected ':' after the key %s", Printable(strconv.Quote(key)))
+		}
+		p.i++
+		p.space()
+		if err := p.value(depth + 1); err != nil {
+			return err
+		}
+		p.space()
+		if p.i < len(p.data) && p.data[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.i < len(p.data) && p.data[p.i] == '}' {
+			p.i++
+			return nil
+		}
+		return p.fail("expected ',' or '}' in an object")
+	}
+}
+
+func (p *parser) array(depth int) error {
+	p.i++ // [
+	p.space()
+	if p.i < len(p.data) && p.data[p.i] == ']' {
+		p.i++
+		return nil
+	}
+	for {
+		p.space()
+		if err := p.value(depth + 1); err != nil {
+			return err
+		}
+		p.space()
+		if p.i < len(p.data) && p.data[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.i < len(p.data) && p.data[p.i] == ']' {
+			p.i++
+			return nil
+		}
+		return p.fail("expected ',' or ']' in an array")
+	}
+}
+
+// str reads a string and returns its value (escapes decoded).
+func (p *parser) str() (string, error) {
+	start := p.i
+	p.i++ // "
+	for p.i < len(p.data) {
+		c := p.data[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			var s string
+			if err := json.Unmarshal(p.data[start:p.i], &s); err != nil {
+				return "", p.fail("a string that does not decode")
+			}
+			return s, nil
+		case c == '\\':
+			if p.i+1 >= len(p.data) || !strings.ContainsRune(`"\/bfnrtu`, rune(p.data[p.i+1])) {
+				return "", p.fail("an invalid escape in a string")
+			}
+			if p.data[p.i+1] == 'u' {
+				if p.i+6 > len(p.data) {
+					return "", p.fail("an invalid \\u escape in a string")
+				}
+				if _, err := strconv.ParseUint(string(p.data[p.i+2:p.i+6]), 16, 16); err != nil {
+					return "", p.fail("an invalid \\u escape in a string")
+				}
+				p.i += 6
+				continue
+			}
+			p.i += 2
+		case c < 0x20:
+			return "", p.fail("a control character inside a string (a newline must be written \\n)")
+		case c < utf8.RuneSelf:
+			p.i++
+		default:
+			r, size := utf8.DecodeRune(p.data[p.i:])
+			if r == utf8.RuneError && size <= 1 {
+				return "", p.fail("invalid UTF-8 in a string")
+			}
+			p.i += size
+		}
+	}
+	return "", p.fail("a string that never ends")
+}
+
+func (p *parser) number() error {
+	start := p.i
+	for p.i < len(p.data) && strings.IndexByte("+-0123456789.eE", p.data[p.i]) >= 0 {
+		p.i++
+	}
+	if !json.Valid(p.data[start:p.i]) {
+		p.i = start
+		return p.fail("a malformed number %s", Printable(excerpt(p.data[start:])))
+	}
+	return nil
+}
+
+// excerpt is the start of the rest of the input, for a message.
+func excerpt(b []byte) string {
+	s := string(b)
+	if i := strings.IndexAny(s, "\n"); i >= 0 {
+		s = s[:i]
+	}
+	if utf8.RuneCountInString(s) > 30 {
+		s = string([]rune(s)[:30]) + "…"
+	}
+	return s
+}
+
+// Printable is text for a message: control characters, other
+// non-printable runes and invalid UTF-8 escaped, so that input never
+// reaches a terminal raw.
+func Printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case !unicode.IsPrint(r) && r != ' ':
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// Describe is a decoding error of encoding/json as a message a person
+// reads: the field path and the kind of value expected, without Go's type
+// names; other errors pass through.
+func Describe(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "the value"
+		}
+		return fmt.Errorf("%s: must be %s, got %s", field, kindOf(te.Type), te.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("invalid JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "invalid character "))
+	}
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return fmt.Errorf("unknown field %s", Printable(rest))
+	}
+	return err
+}
+
+func kindOf(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return kindOf(t.Elem())
+	}
+	return "a value of another kind"
+}

@@ -1,0 +1,70 @@
+package strictjson
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	for _, row := range []struct {
+		why, in string
+		want    string // the error's text, "" for none
+	}{
+		{"a plain object", `{"a": [1, 2.5e3, -0, "x\n\u00e9", true, null], "b": {}}`, ""},
+		{"a duplicate key, even in a nested object", "{\"a\": 1,\n \"b\": {\"c\": 1, \"c\": 2}}", `line 2, column 16: duplicate key "c"`},
+		{"data after the value", `{"a":1} {"a":2}`, "line 1, column 9: data after the JSON value: {\"a\":2}"},
+		{"invalid UTF-8 in a string", "{\"a\": \"\xff\"}", "line 1, column 8: invalid UTF-8 in a string"},
+		{"a raw newline in a string", "{\"a\": \"x\ny\"}", "a control character inside a string"},
+		{"a trailing comma", `{"a": 1,}`, "line 1, column 9: expected a key in quotes"},
+		{"an empty input", "  \n", "no JSON value"},
+		{"a truncated input", `{"a": [1, 2`, "expected ',' or ']' in an array"},
+		{"a bad literal", `{"a": nope}`, "unexpected nope} where a value belongs"},
+		{"nesting past the limit", strings.Repeat("[", 70) + strings.Repeat("]", 70), "nesting 65 deep is over the limit of 64 (raise it with --max-depth)"},
+		{"a malformed number", `{"a": 01}`, "a malformed number 01}"},
+	} {
+		err := Check([]byte(row.in))
+		switch {
+		case row.want == "" && err != nil:
+			t.Errorf("%s: %v", row.why, err)
+		case row.want != "" && (err == nil || !strings.Contains(err.Error(), row.want)):
+			t.Errorf("%s: error %v, want %q", row.why, err, row.want)
+		}
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	if got := Printable("ok \x1b[31mred\xff é"); got != `ok \x1b[31mred\xff é` {
+		t.Errorf("Printable: %q", got)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	var v struct {
+		Rate struct {
+			P float64 `json:"p"`
+		} `json:"rate"`
+	}
+	err := Describe(json.Unmarshal([]byte(`{"rate":{"p":"high"}}`), &v))
+	if err == nil || err.Error() != "rate.p: must be a number, got string" {
+		t.Errorf("Describe: %v", err)
+	}
+	d := json.NewDecoder(strings.NewReader(`{"prob": 1}`))
+	d.DisallowUnknownFields()
+	if err := Describe(d.Decode(&v)); err == nil || err.Error() != `unknown field "prob"` {
+		t.Errorf("Describe: %v", err)
+	}
+}
+
+// FuzzCheck: Check never panics, and what it accepts encoding/json
+// accepts too.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `[1,"x",{"b":null}]`, `{"a":1,"a":2}`, "\"\xff\"", `1 2`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if Check(data) == nil && !json.Valid(data) {
+			t.Fatalf("Check accepted what encoding/json refuses: %q", data)
+		}
+	})
+}
