@@ -3,9 +3,9 @@ package budget
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"math"
 	"strconv"
 	"strings"
@@ -120,15 +120,14 @@ func LoadEnvironment(path string) (*Environment, error) {
 // ParseEnvironment decodes an environment; errors name the line of a JSON
 // error and the field of an invalid value.
 func ParseEnvironment(raw []byte) (*Environment, error) {
+	if err := strictjson.Check(raw); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var env Environment
 	if err := dec.Decode(&env); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
-			return nil, fmt.Errorf("line %d: invalid JSON: %v", 1+bytes.Count(raw[:syntax.Offset], []byte("\n")), syntax)
-		}
-		return nil, fmt.Errorf("invalid environment: %v", err)
+		return nil, fmt.Errorf("invalid environment: %v", strictjson.Describe(err))
 	}
 	if err := validateFailures("failures", env.Failures); err != nil {
 		return nil, err

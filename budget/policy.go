@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"slices"
 
 	"github.com/turnsim/turnsim/loop/retry"
@@ -35,6 +36,9 @@ func LoadPolicy(path string) (Config, error) {
 
 // ParsePolicy reads a RetryPolicyConfig or a bundle (see LoadPolicy).
 func ParsePolicy(raw []byte) (Config, error) {
+	if err := strictjson.Check(raw); err != nil {
+		return Config{}, err
+	}
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) == nil && isBundle(fields) {
 		for k := range fields {

@@ -80,8 +80,8 @@ func TestParseEnvironmentErrors(t *testing.T) {
 		{"a probability above one", `{"failures":[{"code":"SERVER","p":1.5}]}`, "failures[0].p: must be in [0,1], got 1.5"},
 		{"a failure without a code", `{"failures":[{"p":0.1}]}`, "failures[0].code: missing"},
 		{"an empty outage", `{"outages":[{"code":"SERVER","fromMs":0,"forMs":0}]}`, "outages[0].forMs: must be > 0, got 0"},
-		{"an unknown field", `{"failure":[]}`, `invalid environment: json: unknown field "failure"`},
-		{"broken JSON on line 2", "{\n\"failures\": [}", "line 2: invalid JSON"},
+		{"an unknown field", `{"failure":[]}`, `invalid environment: unknown field "failure"`},
+		{"broken JSON on line 2", "{\n\"failures\": [}", "line 2, column 14: unexpected }"},
 	}
 	for _, tt := range tests {
 		_, err := ParseEnvironment([]byte(tt.raw))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"os"
 	"path/filepath"
 	"sort"
@@ -130,8 +131,12 @@ func LoadEntry(path string) LoadedEntry {
 		return le
 	}
 	var e Entry
-	if err := json.Unmarshal(data, &e); err != nil {
+	if err := strictjson.Check(data); err != nil {
 		le.Err = fmt.Errorf("not a corpus entry: %v", err)
+		return le
+	}
+	if err := json.Unmarshal(data, &e); err != nil {
+		le.Err = fmt.Errorf("not a corpus entry: %v", strictjson.Describe(err))
 		return le
 	}
 	if e.Format != CorpusFormat {

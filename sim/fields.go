@@ -3,8 +3,11 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/limits"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -90,12 +93,18 @@ func (o *object) num(key string, dst *float64) error {
 	return nil
 }
 
-func (o *object) nonNegative(key string, dst *float64) error {
+// duration reads a time in ms: ≥ 0, and within limits.Current.DurationMs
+// (an unbounded one overflows virtual time).
+func (o *object) duration(key string, dst *float64) error {
 	if err := o.num(key, dst); err != nil {
 		return err
 	}
 	if *dst < 0 {
 		return ferr(join(o.path, key), "must be ≥ 0, got %v", *dst)
+	}
+	if max := limits.Current.DurationMs; *dst > max {
+		return ferr(join(o.path, key), "%v", &limits.Exceeded{What: strconv.FormatFloat(*dst, 'f', -1, 64) + " ms",
+			Limit: strconv.FormatFloat(max, 'f', -1, 64) + " ms", Flag: limits.FlagDurationMs})
 	}
 	return nil
 }
@@ -133,16 +142,19 @@ func (o *object) array(key string) ([]json.RawMessage, error) {
 	if err := json.Unmarshal(v, &items); err != nil || items == nil {
 		return nil, ferr(join(o.path, key), "must be an array, got %s", describe(v))
 	}
+	if max := limits.Current.Entries; len(items) > max {
+		return nil, ferr(join(o.path, key), "%v", &limits.Exceeded{What: fmt.Sprintf("a list of %d entries", len(items)), Limit: fmt.Sprint(max), Flag: limits.FlagEntries})
+	}
 	return items, nil
 }
 
 func describe(raw json.RawMessage) string {
-	s := strings.TrimSpace(string(raw))
+	s := []rune(strings.TrimSpace(string(raw)))
 	if len(s) > 40 {
-		s = s[:37] + "..."
+		s = append(s[:37], []rune("...")...)
 	}
-	if s == "" {
+	if len(s) == 0 {
 		return "nothing"
 	}
-	return s
+	return strictjson.Printable(string(s))
 }

@@ -239,7 +239,14 @@ func PlaySummary(ctx context.Context, out SummaryOutcome, clock loop.Clock) (com
 
 func ptr[T any](v T) *T { return &v }
 
-func duration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+// duration converts virtual ms, saturating: inputs are bounded (package
+// limits), but a sum of them must not wrap around to a negative time.
+func duration(ms float64) time.Duration {
+	if ns := ms * float64(time.Millisecond); ns < float64(Forever) {
+		return time.Duration(ns)
+	}
+	return Forever
+}
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 

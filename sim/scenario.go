@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/limits"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"slices"
 	"strings"
 
@@ -148,15 +150,8 @@ func LoadScenario(path string) (*Scenario, error) {
 
 // ParseScenario reads a scenario; errors name the field path.
 func ParseScenario(raw []byte) (*Scenario, error) {
-	if !json.Valid(raw) {
-		var v any
-		err := json.Unmarshal(raw, &v)
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line := 1 + bytes.Count(raw[:min(int(se.Offset), len(raw))], []byte("\n"))
-			return nil, ferr("", "invalid JSON on line %d: %v", line, se)
-		}
-		return nil, ferr("", "invalid JSON: %v", err)
+	if err := strictjson.Check(raw); err != nil {
+		return nil, ferr("", "%v", err)
 	}
 	o, err := readObject("", raw)
 	if err != nil {
@@ -178,7 +173,7 @@ func ParseScenario(raw []byte) (*Scenario, error) {
 		func() error { return o.str("provider", &s.Provider) },
 		func() error { return o.str("model", &s.Model) },
 		func() error { return o.integer("contextWindow", &s.ContextWindow, 1) },
-		func() error { return o.nonNegative("streamIdleTimeoutMs", &s.StreamIdleTimeoutMs) },
+		func() error { return o.duration("streamIdleTimeoutMs", &s.StreamIdleTimeoutMs) },
 		func() error { return o.integer("maxEvents", &s.MaxEvents, 1) },
 		func() error {
 			adapter := true
@@ -353,10 +348,10 @@ func parseOutages(o *object, s *Scenario) error {
 			return err
 		}
 		var out Outage
-		if err := oo.nonNegative("fromMs", &out.FromMs); err != nil {
+		if err := oo.duration("fromMs", &out.FromMs); err != nil {
 			return err
 		}
-		if err := oo.nonNegative("toMs", &out.ToMs); err != nil {
+		if err := oo.duration("toMs", &out.ToMs); err != nil {
 			return err
 		}
 		if out.ToMs <= out.FromMs {
@@ -471,7 +466,7 @@ func parseOutcome(path string, raw json.RawMessage, top bool) (*Outcome, error) 
 	if kinds != 1 {
 		return nil, ferr(path, "needs exactly one of text, toolCalls, maxTokens, fail or hang")
 	}
-	if err := o.nonNegative("latencyMs", &out.LatencyMs); err != nil {
+	if err := o.duration("latencyMs", &out.LatencyMs); err != nil {
 		return nil, err
 	}
 	for _, k := range []string{"afterChunks", "stream"} {
@@ -559,7 +554,7 @@ func parseToolCall(path string, raw json.RawMessage) (ToolCallSpec, error) {
 		func() error { return o.str("result", &spec.Result) },
 		func() error { return o.integer("resultChars", &chars, 0) },
 		func() error { return o.boolean("isError", &spec.IsError) },
-		func() error { return o.nonNegative("latencyMs", &spec.LatencyMs) },
+		func() error { return o.duration("latencyMs", &spec.LatencyMs) },
 	} {
 		if err := f(); err != nil {
 			return spec, err
@@ -567,6 +562,9 @@ func parseToolCall(path string, raw json.RawMessage) (ToolCallSpec, error) {
 	}
 	if spec.Name == "" {
 		return spec, ferr(join(path, "name"), "missing: a tool call needs a name")
+	}
+	if max := limits.Current.ResultChars; chars > max {
+		return spec, ferr(join(path, "resultChars"), "%v", &limits.Exceeded{What: fmt.Sprint(chars), Limit: fmt.Sprint(max), Flag: limits.FlagResultChars})
 	}
 	if chars > 0 {
 		spec.Result = resultOfSize(spec.Result, chars)
@@ -618,7 +616,7 @@ func parseFailure(path string, raw json.RawMessage) (*session.LlmFailure, error)
 	}
 	if o.has("retryAfterMs") {
 		var ra float64
-		if err := o.num("retryAfterMs", &ra); err != nil {
+		if err := o.duration("retryAfterMs", &ra); err != nil {
 			return nil, err
 		}
 		if ra <= 0 {
@@ -655,7 +653,7 @@ func parseSummaries(o *object, s *Scenario) error {
 			err = so.str("fail", out.Fail)
 		}
 		if err == nil {
-			err = so.nonNegative("latencyMs", &out.LatencyMs)
+			err = so.duration("latencyMs", &out.LatencyMs)
 		}
 		if err != nil {
 			return err
@@ -676,7 +674,7 @@ func parseTrigger(o *object, t *Trigger) error {
 	if o.has("atMs") && o.has("after") {
 		return ferr(o.path, "is placed either atMs or after/nth, not both")
 	}
-	if err := o.nonNegative("atMs", &t.AtMs); err != nil {
+	if err := o.duration("atMs", &t.AtMs); err != nil {
 		return err
 	}
 	if err := o.str("after", &t.After); err != nil {
@@ -692,7 +690,7 @@ func parseTrigger(o *object, t *Trigger) error {
 	if o.has("nth") && t.After == "" {
 		return ferr(join(o.path, "nth"), "needs after (the event type it counts)")
 	}
-	if err := o.nonNegative("plusMs", &t.PlusMs); err != nil {
+	if err := o.duration("plusMs", &t.PlusMs); err != nil {
 		return err
 	}
 	if o.has("plusMs") && t.After == "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"github.com/turnsim/turnsim/internal/limits"
 	"io"
 )
 
@@ -32,6 +33,10 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func newFlagSet(name string, stderr io.Writer, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	// Every command reads input under the same bounds (package limits),
+	// each raised by its flag; a command starts from the defaults.
+	limits.Current = limits.Default
+	limits.Register(fs)
 	fs.Usage = func() {
 		io.WriteString(stderr, usage)
 		fs.PrintDefaults()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"math"
 	"slices"
 
@@ -52,6 +53,9 @@ func (e *ConfigError) Error() string {
 // Omitted fields take DSH's defaults; always mode ignores the normal-only
 // keys. Errors name the field.
 func ParsePolicy(raw json.RawMessage) (*loop.RetryPolicy, error) {
+	if err := strictjson.Check(raw); err != nil {
+		return nil, &ConfigError{"", err.Error()}
+	}
 	fields, err := objectKeys(raw, "")
 	if err != nil {
 		return nil, err
