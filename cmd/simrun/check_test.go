@@ -87,7 +87,8 @@ func TestCheckBadInput(t *testing.T) {
 		name, content string
 		want          string
 	}{
-		{"bad-json.jsonl", v1Header + `{"type":"turn/start","data":{"turn":1}}` + "\n" + `{"type":"turn/end","data":` + "\n", "bad-json.jsonl:3: error: invalid JSON"},
+		{"bad-json.jsonl", v1Header + `{"type":"turn/start","data":{"turn":1}}` + "\n" + `{"type":"turn/end","data":` + "\n", "bad-json.jsonl:3: error: invalid JSON at column 27: the input ends inside a value"},
+		{"long-line.jsonl", v1Header + `{"type":"turn/start","data":{"turn":1,"pad":"` + strings.Repeat("x", 300) + `"}}` + "\n", "long-line.jsonl:2: error: a line of 349 bytes is over the limit of 200 bytes (raise it with --max-line-bytes)"},
 		{"missing-type.jsonl", v1Header + `{"data":{"turn":1}}` + "\n", "missing-type.jsonl:2: error: missing type"},
 		{"seq-gap.jsonl", v1Header + `{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}` + "\n" + `{"type":"step/start","seq":5,"time":0,"data":{"turn":1,"step":1}}` + "\n", "seq-gap.jsonl:3: error: step/start: seq gap: seq 5, expected 1"},
 		{"newer.jsonl", `{"type":"session","version":7,"id":"s","createdAt":0}` + "\n", "newer.jsonl:1: error: uses log format v7"},
@@ -99,7 +100,7 @@ func TestCheckBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeFile(t, t.TempDir(), tt.name, tt.content)
-			status, out, _ := simrun("check", path)
+			status, out, _ := simrun("check", "--max-line-bytes", "200", path)
 			if status != exitUsage {
 				t.Errorf("status %d, want 2", status)
 			}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/turnsim/turnsim/internal/limits"
 )
@@ -84,7 +85,7 @@ func (p *parser) value(depth int) error {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		_, err := p.str()
+		_, _, err := p.str()
 		return err
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
@@ -101,7 +102,10 @@ func (p *parser) value(depth int) error {
 
 func (p *parser) object(depth int) error {
 	p.i++ // {
-	keys := map[string]bool{}
+	// The keys seen so far, as raw text (decoded only when escaped): a
+	// slice, not a map, because objects are small and this runs on every
+	// line of a log.
+	var keys []string
 	p.space()
 	if p.i < len(p.data) && p.data[p.i] == '}' {
 		p.i++
@@ -113,14 +117,22 @@ func (p *parser) object(depth int) error {
 			return p.fail("expected a key in quotes")
 		}
 		keyAt := *p
-		key, err := p.str()
+		raw, escaped, err := p.str()
 		if err != nil {
 			return err
 		}
-		if keys[key] {
-			return keyAt.fail("duplicate key %s (JSON readers disagree on which one counts)", Printable(strconv.Quote(key)))
+		key := unsafeString(raw)
+		if escaped {
+			var decoded string
+			json.Unmarshal(p.data[keyAt.i:p.i], &decoded)
+			key = decoded
 		}
-		keys[key] = true
+		for _, k := range keys {
+			if k == key {
+				return keyAt.fail("duplicate key %s (JSON readers disagree on which one counts)", Printable(strconv.Quote(key)))
+			}
+		}
+		keys = append(keys, key)
 		p.space()
 		if p.i >= len(p.data) || p.data[p.i] != ':' {
 			return p.fail("expected ':' after the key %s", Printable(strconv.Quote(key)))
@@ -142,6 +154,10 @@ func (p *parser) object(depth int) error {
 		return p.fail("expected ',' or '}' in an object")
 	}
 }
+
+// unsafeString views bytes as a string without copying: the keys live only
+// while the object is checked, and the input is not changed meanwhile.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func (p *parser) array(depth int) error {
 	p.i++ // [
@@ -168,48 +184,49 @@ func (p *parser) array(depth int) error {
 	}
 }
 
-// str reads a string and returns its value (escapes decoded).
-func (p *parser) str() (string, error) {
-	start := p.i
+// str reads a string: its raw content between the quotes, and whether it
+// holds escapes.
+func (p *parser) str() (raw []byte, escaped bool, err error) {
 	p.i++ // "
+	start := p.i
 	for p.i < len(p.data) {
 		c := p.data[p.i]
 		switch {
 		case c == '"':
+			raw = p.data[start:p.i]
 			p.i++
-			var s string
-			if err := json.Unmarshal(p.data[start:p.i], &s); err != nil {
-				return "", p.fail("a string that does not decode")
-			}
-			return s, nil
+			return raw, escaped, nil
 		case c == '\\':
+			escaped = true
 			if p.i+1 >= len(p.data) || !strings.ContainsRune(`"\/bfnrtu`, rune(p.data[p.i+1])) {
-				return "", p.fail("an invalid escape in a string")
+				return nil, false, p.fail("an invalid escape in a string")
 			}
 			if p.data[p.i+1] == 'u' {
 				if p.i+6 > len(p.data) {
-					return "", p.fail("an invalid \\u escape in a string")
+					return nil, false, p.fail("an invalid \\u escape in a string")
 				}
-				if _, err := strconv.ParseUint(string(p.data[p.i+2:p.i+6]), 16, 16); err != nil {
-					return "", p.fail("an invalid \\u escape in a string")
+				for _, h := range p.data[p.i+2 : p.i+6] {
+					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+						return nil, false, p.fail("an invalid \\u escape in a string")
+					}
 				}
 				p.i += 6
 				continue
 			}
 			p.i += 2
 		case c < 0x20:
-			return "", p.fail("a control character inside a string (a newline must be written \\n)")
+			return nil, false, p.fail("a control character inside a string (a newline must be written \\n)")
 		case c < utf8.RuneSelf:
 			p.i++
 		default:
 			r, size := utf8.DecodeRune(p.data[p.i:])
 			if r == utf8.RuneError && size <= 1 {
-				return "", p.fail("invalid UTF-8 in a string")
+				return nil, false, p.fail("invalid UTF-8 in a string")
 			}
 			p.i += size
 		}
 	}
-	return "", p.fail("a string that never ends")
+	return nil, false, p.fail("a string that never ends")
 }
 
 func (p *parser) number() error {

@@ -61,6 +61,9 @@ func parseHeader(line []byte) (h Header, err error) {
 	// The version is checked before the rest of the shape, as DSH does.
 	for _, f := range fields {
 		if f.Key == "version" {
+			if len(f.Value) == 0 || f.Value[0] < '0' && f.Value[0] != '-' || f.Value[0] > '9' {
+				return h, fmt.Errorf("header version %s is not an integer", f.Value)
+			}
 			var v json.Number
 			if err := json.Unmarshal(f.Value, &v); err != nil {
 				return h, fmt.Errorf("header version: %v", err)

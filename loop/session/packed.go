@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/limits"
 )
 
 // Packed chunk row types: a storage encoding of ≥3 consecutive
@@ -56,6 +57,9 @@ func expandPacked(typ string, data json.RawMessage, seq0, time0 int64) ([]Event,
 	}
 	if len(members) == 0 {
 		return nil, fmt.Errorf("%s row has no members", typ)
+	}
+	if max := limits.Current.PackedMembers; len(members) > max {
+		return nil, &limits.Exceeded{What: fmt.Sprintf("a %s row of %d members", typ, len(members)), Limit: fmt.Sprint(max), Flag: limits.FlagPackedMembers}
 	}
 	if len(d.Dt) != len(members)-1 {
 		return nil, fmt.Errorf("%s row: dt has %d entries for %d members, want %d", typ, len(d.Dt), len(members), len(members)-1)

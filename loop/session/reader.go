@@ -1,12 +1,16 @@
 package session
 
 import (
+	"github.com/turnsim/turnsim/internal/strictjson"
+	"unicode/utf8"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/limits"
 	"io"
 	"strconv"
 
@@ -137,6 +141,9 @@ func (r *Reader) readLine() ([]byte, error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			long := append([]byte(nil), line...)
 			for errors.Is(err, bufio.ErrBufferFull) {
+				if max := limits.Current.LineBytes; int64(len(long)) > max {
+					return nil, r.fail(r.line+1, "%v", &limits.Exceeded{What: "a line of more than " + limits.Bytes(max), Limit: limits.Bytes(max), Flag: limits.FlagLineBytes})
+				}
 				line, err = r.src.ReadSlice('\n')
 				long = append(long, line...)
 			}
@@ -152,7 +159,15 @@ func (r *Reader) readLine() ([]byte, error) {
 			return nil, r.fail(r.line+1, "read: %v", err)
 		}
 		r.line++
+		if max := limits.Current.LineBytes; int64(len(line)) > max+1 {
+			return nil, r.fail(r.line, "%v", &limits.Exceeded{What: "a line of " + limits.Bytes(int64(len(line))), Limit: limits.Bytes(max), Flag: limits.FlagLineBytes})
+		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
+			// JSON is UTF-8: a decoder would silently turn a bad byte
+			// into U+FFFD, and a message would echo it to a terminal.
+			if !utf8.Valid(t) {
+				return nil, r.fail(r.line, "invalid UTF-8 (the log is not text JSON)")
+			}
 			return t, nil
 		}
 	}
@@ -235,6 +250,15 @@ func (r *Reader) fill() error {
 		if err != nil {
 			return err
 		}
+	}
+	// Duplicate keys, where encoding/json lets the last one win, and the
+	// rest of what strict JSON refuses.
+	if err := strictjson.Check(line); err != nil {
+		var se *strictjson.Error
+		if errors.As(err, &se) && se.Line == 1 {
+			return r.fail(r.line, "invalid JSON at column %d: %s", se.Col, se.Msg)
+		}
+		return r.fail(r.line, "invalid JSON: %v", err)
 	}
 	events, err := r.decodeLine(line)
 	if err != nil {
@@ -451,6 +475,10 @@ func (r *Reader) position(typ string, seq, t *int64) (int64, int64, error) {
 	if *seq != r.nextSeq {
 		return 0, 0, seqError(typ, *seq, r.nextSeq)
 	}
+	if *t < 0 {
+		// A time may go backwards (SPEC 1.1), never before the epoch.
+		return 0, 0, fmt.Errorf("%s: time %d is negative (epoch milliseconds)", typ, *t)
+	}
 	return *seq, *t, nil
 }
 
@@ -485,10 +513,25 @@ func (r *Reader) decodePacked(typ string, env *envelope) ([]Event, error) {
 			return nil, seqError(typ, *env.Seq0, r.nextSeq)
 		}
 		t0 = *env.Time0
+		if t0 < 0 {
+			return nil, fmt.Errorf("%s row: time0 %d is negative (epoch milliseconds)", typ, t0)
+		}
 	}
 	events, err := expandPacked(typ, env.Data, r.nextSeq, t0)
 	if err != nil {
 		return nil, err
+	}
+	for i := range events {
+		switch {
+		case r.layout == layoutImplied:
+			// Implied seq and time: every time is 0 (SPEC 1.2), even where
+			// a fixture kept a row's dt without its time0.
+			events[i].Time = 0
+		case events[i].Time < 0:
+			// dt may be negative (time may go backwards), the times it
+			// makes may not.
+			return nil, fmt.Errorf("%s row: member %d's time %d is negative (epoch milliseconds)", typ, i, events[i].Time)
+		}
 	}
 	r.nextSeq += int64(len(events))
 	return events, nil

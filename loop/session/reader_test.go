@@ -268,7 +268,12 @@ func TestBadInput(t *testing.T) {
 		{"packed row dt mismatch", v1 + start + `{"type":"text-chunks","data":{"turn":1,"step":1,"index":0,"dt":[1],"texts":["a","b","c"]}}` + "\n", 3, "dt has 1 entries for 3 members"},
 		{"packed row with seq", v1 + start + `{"type":"text-chunks","seq":1,"data":{"turn":1,"step":1,"index":0,"dt":[],"texts":["a"]}}` + "\n", 3, "only type, seq0, time0 and data"},
 		{"bad surfaceOp", v1 + `{"type":"user/message","data":{"content":[],"source":{"kind":"user"},"role":"user","id":"u"},"surfaceOp":"prepend"}` + "\n", 2, "surfaceOp"},
-		{"two values on a line", v1 + `{"type":"turn/start","data":{"turn":1}} {}` + "\n", 2, "more than one JSON value"},
+		{"two values on a line", v1 + `{"type":"turn/start","data":{"turn":1}} {}` + "\n", 2, "invalid JSON at column 41: data after the JSON value"},
+		{"a duplicate key (encoding/json would keep the last)", v1 + `{"type":"turn/start","data":{"turn":1,"turn":2}}` + "\n", 2, `invalid JSON at column 39: duplicate key "turn"`},
+		{"invalid UTF-8", v1 + "{\"type\":\"user/message\",\"data\":{\"content\":\"\xff\"}}\n", 2, "invalid UTF-8"},
+		{"a version that is a string", `{"type":"session","version":"1","id":"s","createdAt":0}` + "\n", 1, `header version "1" is not an integer`},
+		{"a negative time", v1 + `{"type":"turn/start","seq":0,"time":-5,"data":{"turn":1}}` + "\n", 2, "time -5 is negative"},
+		{"a packed row whose times go negative", v1 + `{"type":"text-chunks","seq0":0,"time0":3,"data":{"turn":1,"step":1,"index":0,"dt":[-1,-5],"texts":["a","b","c"]}}` + "\n", 2, "member 2's time -3 is negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
