@@ -102,7 +102,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	o := explore.Options{MaxFaults: *maxFaults, Workers: *workers, Stopped: func() bool { return ctx.Err() != nil }, NoDedupe: *noDedupe}
 	if *mutant == "all" {
-		return exploreZoo(ctx, policies, o, *asJSON, stdout)
+		return exploreZoo(ctx, policies, o, *asJSON, *out, stdout)
 	}
 	mutantArg := ""
 	if *mutant != "" {
@@ -260,12 +260,14 @@ type zooRow struct {
 	Plans     int      `json:"plans"`
 	Faults    int      `json:"faults,omitempty"`
 	Plan      []string `json:"plan,omitempty"`
+	Reproduce string   `json:"reproduce,omitempty"`
+	WriteErr  string   `json:"writeError,omitempty"`
 	Seconds   float64  `json:"seconds"`
 }
 
 // exploreZoo explores each mutant, policy after policy, until the
 // invariant it must trip is violated.
-func exploreZoo(ctx context.Context, policies []explore.Policy, o explore.Options, asJSON bool, stdout io.Writer) int {
+func exploreZoo(ctx context.Context, policies []explore.Policy, o explore.Options, asJSON bool, out string, stdout io.Writer) int {
 	var rows []zooRow
 	found := 0
 	for _, m := range mutants.Zoo {
@@ -290,6 +292,16 @@ func exploreZoo(ctx context.Context, policies []explore.Policy, o explore.Option
 			row.Found, row.Policy, row.Faults, row.Plan = true, p.Name, len(f.Plan), f.Plan.Lines()
 			row.Plans += f.Index
 			found++
+			if out != "" {
+				// As for one mutant: the plan as a scenario, and the line
+				// that replays it on the mutant.
+				path, err := writeScenario(out, fmt.Sprintf("explore-%s-%s", m.Name, m.Trips), f.Scenario)
+				if err != nil {
+					row.WriteErr = err.Error()
+				} else {
+					row.Reproduce = fmt.Sprintf("simrun scenario --mutant %s %s", m.Name, path)
+				}
+			}
 			break
 		}
 		row.Seconds = round2(time.Since(began).Seconds())
@@ -313,6 +325,14 @@ func exploreZoo(ctx context.Context, policies []explore.Policy, o explore.Option
 			fmt.Fprintf(tw, "%s\t%s\tyes\t%s\t%d\t%d\t%.2f s\t%s\n", r.Mutant, r.Invariant, r.Policy, r.Plans, r.Faults, r.Seconds, strings.Join(r.Plan, "; "))
 		}
 		tw.Flush()
+		for _, r := range rows {
+			switch {
+			case r.Reproduce != "":
+				fmt.Fprintf(stdout, "%s: %s\n", r.Mutant, r.Reproduce)
+			case r.WriteErr != "":
+				fmt.Fprintf(stdout, "%s: the scenario could not be written: %s\n", r.Mutant, r.WriteErr)
+			}
+		}
 		if ctx.Err() != nil {
 			fmt.Fprintf(stdout, "(interrupted after %d of %d mutants)\n", len(rows), len(mutants.Zoo))
 		}

@@ -83,9 +83,12 @@ func TestExploreMutant(t *testing.T) {
 
 // TestExploreZooAndErrors: --mutant all finds a mutant that needs one
 // fault even at K = 1 and reports the others not found (exit 1); bad
-// input exits 2 naming what is wrong.
+// input exits 2 naming what is wrong. With --out, each mutant found
+// leaves its scenario and the line that replays it (it once wrote
+// nothing).
 func TestExploreZooAndErrors(t *testing.T) {
-	status, out, _ := simrun("explore", "--max-faults", "1", "--mutant", "all", "--policy", "default")
+	outDir := t.TempDir()
+	status, out, _ := simrun("explore", "--max-faults", "1", "--mutant", "all", "--policy", "default", "--out", outDir)
 	if status != exitViolation {
 		t.Errorf("status %d, want 1 (some mutants need two faults)\n%s", status, out)
 	}
@@ -95,6 +98,13 @@ func TestExploreZooAndErrors(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^\d+/13 mutants found$`).MatchString(out) {
 		t.Errorf("no last line:\n%s", out)
+	}
+	reproduce := regexp.MustCompile(`(?m)^retry-auth: simrun scenario --mutant retry-auth (\S+)$`).FindStringSubmatch(out)
+	if reproduce == nil {
+		t.Fatalf("no reproduce line for retry-auth:\n%s", out)
+	}
+	if status, replayed, _ := simrun("scenario", "--mutant", "retry-auth", reproduce[1]); status != exitViolation || !strings.Contains(replayed, "non-retryable-stays-terminal") {
+		t.Errorf("the written scenario does not trip the mutant: status %d\n%s", status, replayed)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(bad, []byte(`{"mode": "sometimes"}`), 0o644)

@@ -4,13 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/inputfile"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/limits"
+	"github.com/turnsim/turnsim/internal/strictjson"
 )
 
 const mergeUsage = `usage: simrun merge FILE…
@@ -65,6 +69,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	var coverage faults.Coverage
 	withStats := 0
 	seen := map[string]bool{}
+	seenSeeds := map[uint64]bool{}
 	of := ""
 	for _, file := range files {
 		f, err := inputfile.Open(file)
@@ -72,17 +77,30 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		// The scanner's limit is the larger of its buffer and its max, so
+		// the first buffer must not be bigger than the limit.
+		maxLine := int(min(limits.Current.LineBytes, 1<<30)) + 1
+		sc.Buffer(make([]byte, min(maxLine, 64<<10)), maxLine)
 		var summary *shardSummary
-		for line := 1; sc.Scan(); line++ {
+		line := 0
+		for sc.Scan() {
+			line++
 			raw := bytes.TrimSpace(sc.Bytes())
 			if len(raw) == 0 {
 				continue
 			}
+			if summary != nil {
+				f.Close()
+				return fail("%s:%d: a line after the summary (a shard's summary is its last line)", file, line)
+			}
+			if err := strictjson.Check(raw); err != nil {
+				f.Close()
+				return fail("%s:%d: %v", file, line, err)
+			}
 			var keys map[string]json.RawMessage
 			if err := json.Unmarshal(raw, &keys); err != nil {
 				f.Close()
-				return fail("%s:%d: not a JSON object: %v", file, line, err)
+				return fail("%s:%d: not a JSON object", file, line)
 			}
 			switch {
 			case keys["seed"] != nil:
@@ -91,8 +109,13 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 				n, err := strconv.ParseUint(s.Seed, 0, 64)
 				if err != nil {
 					f.Close()
-					return fail("%s:%d: seed %q: %v", file, line, s.Seed, err)
+					return fail("%s:%d: seed %s is not an unsigned integer", file, line, strictjson.Printable(strconv.Quote(s.Seed)))
 				}
+				if seenSeeds[n] {
+					f.Close()
+					return fail("%s:%d: seed %#x appears twice (shards run disjoint seeds)", file, line, n)
+				}
+				seenSeeds[n] = true
 				seeds = append(seeds, seedLine{n, slices.Clone(raw)})
 			case keys["corpusEntry"] != nil:
 				corpus = append(corpus, slices.Clone(raw))
@@ -100,7 +123,11 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 				summary = &shardSummary{}
 				if err := json.Unmarshal(raw, summary); err != nil {
 					f.Close()
-					return fail("%s:%d: summary: %v", file, line, err)
+					return fail("%s:%d: summary: %v", file, line, strictjson.Describe(err))
+				}
+				if summary.Runs < 0 || summary.Violations < 0 || summary.Events < 0 || summary.CorpusErrors < 0 {
+					f.Close()
+					return fail("%s:%d: summary: a negative count", file, line)
 				}
 			case keys["stats"] != nil:
 				var s struct{ Stats faults.Report }
@@ -113,6 +140,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		f.Close()
+		if errors.Is(sc.Err(), bufio.ErrTooLong) {
+			return fail("%s:%d: %v", file, line+1, &limits.Exceeded{What: "a line of more than " + limits.Bytes(limits.Current.LineBytes), Limit: limits.Bytes(limits.Current.LineBytes), Flag: limits.FlagLineBytes})
+		}
 		if err := sc.Err(); err != nil {
 			return fail("%s: %v", file, err)
 		}
@@ -123,9 +153,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		if name == "" {
 			name = "0/1"
 		}
-		var i, n int
-		if _, err := fmt.Sscanf(name, "%d/%d", &i, &n); err != nil {
-			return fail("%s: shard %q", file, name)
+		_, n, err := splitShard(name)
+		if err != nil {
+			return fail("%s: shard %s: %v", file, strictjson.Printable(strconv.Quote(name)), err)
 		}
 		if of == "" {
 			of = strconv.Itoa(n)
@@ -181,4 +211,15 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitClean
+}
+
+// splitShard reads a shard's "i/n", 0 ≤ i < n.
+func splitShard(name string) (i, n int, err error) {
+	is, ns, ok := strings.Cut(name, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("not i/n with 0 ≤ i < n")
+	}
+	return i, n, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"io"
 	"os"
 	"strings"
@@ -185,6 +186,14 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	id := *invariant
+	if id != "" && oracle.Meaning(id) == "" {
+		var known []string
+		for _, inv := range oracle.Invariants {
+			known = append(known, inv.ID)
+		}
+		fmt.Fprintf(stderr, "simrun shrink: --invariant %s: no such invariant (known: %s)\n", strictjson.Printable(id), strings.Join(known, ", "))
+		return exitUsage
+	}
 	if id == "" {
 		_, vs := faults.Check(t.scenario, t.opts)
 		if len(vs) == 0 {

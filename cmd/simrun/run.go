@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"io"
 	"os"
 	"os/signal"
@@ -70,9 +71,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	stats := fs.Bool("stats", false, "print how often each fault kind, choice point and invariant precondition was exercised, and warn about any never hit")
 	var sf seedFlags
 	sf.register(fs)
-	if _, err := parseInterspersed(fs, args); errors.Is(err, errHelp) {
+	rest, err := parseInterspersed(fs, args)
+	if errors.Is(err, errHelp) {
 		return exitClean
 	} else if err != nil {
+		return exitUsage
+	}
+	if problem := runFlagProblem(rest, *duration, *sample, *corpus); problem != "" {
+		fmt.Fprintf(stderr, "simrun run: %s\n", problem)
 		return exitUsage
 	}
 	overrides, opts, err := sf.resolve()
@@ -159,7 +165,6 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 		b, _ := json.Marshal(summary)
 		fmt.Fprintf(stdout, "%s\n", b)
-		fmt.Fprintln(stderr, summary)
 	} else {
 		fmt.Fprintln(stdout, summary)
 	}
@@ -479,4 +484,21 @@ func parseShard(flag string, getenv func(string) string) (shard, error) {
 		return shard{}, fmt.Errorf("%s %q: want i/n with 0 ≤ i < n, e.g. 0/4", from, text)
 	}
 	return shard{index, of}, nil
+}
+
+// runFlagProblem is what is wrong with run's arguments, or "": each of
+// these once made run go on with a default (10,000 seeds) instead.
+func runFlagProblem(rest []string, duration time.Duration, sample float64, corpus string) string {
+	switch {
+	case len(rest) > 0:
+		return fmt.Sprintf("unexpected argument %q (run takes flags only; to replay a corpus entry: simrun replay ENTRY)", strictjson.Printable(rest[0]))
+	case duration < 0:
+		return fmt.Sprintf("--duration %v: must be positive", duration)
+	case !(sample >= 0 && sample <= 1):
+		return fmt.Sprintf("--determinism-sample %v: must be a share in [0,1]", sample)
+	}
+	if info, err := os.Stat(corpus); err == nil && !info.IsDir() {
+		return fmt.Sprintf("--corpus %s: not a folder (the corpus is a folder of entries)", corpus)
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,6 +107,61 @@ func TestParseShard(t *testing.T) {
 			if seen[idx] != 1 {
 				t.Errorf("%d shards: index %d run %d times", n, idx, seen[idx])
 			}
+		}
+	}
+}
+
+// TestMergeBadShards: each way a shard's output can be wrong is refused
+// with its file and line and exit 2, never merged into a wrong total.
+func TestMergeBadShards(t *testing.T) {
+	summary := func(runs int, shard string) string {
+		return fmt.Sprintf(`{"runs":%d,"violations":0,"events":10,"corpusErrors":0,"interrupted":false,"shard":%q}`, runs, shard)
+	}
+	for _, row := range []struct {
+		why    string
+		shards []string
+		want   string
+	}{
+		{"a negative count", []string{summary(-100, "0/1")}, ":1: summary: a negative count"},
+		{"a duplicate key", []string{`{"runs":5,"runs":7,"violations":0,"events":1,"corpusErrors":0,"interrupted":false}`}, `:1: line 1, column 11: duplicate key "runs"`},
+		{"a line after the summary", []string{summary(5, "0/1") + "\n" + summary(5, "0/1")}, ":2: a line after the summary"},
+		{"a seed twice", []string{`{"seed":"0x5","invariant":"x"}` + "\n" + summary(5, "0/2"), `{"seed":"0x5","invariant":"x"}` + "\n" + summary(5, "1/2")}, "seed 0x5 appears twice"},
+		{"a shard past its count", []string{summary(5, "5/3")}, `shard "5/3": not i/n with 0 ≤ i < n`},
+		{"a line over the limit", []string{`{"seed":"0x1","pad":"` + strings.Repeat("x", 300) + `"}` + "\n" + summary(5, "0/1")}, ":1: a line of more than 200 bytes is over the limit of 200 bytes (raise it with --max-line-bytes)"},
+	} {
+		dir := t.TempDir()
+		var files []string
+		for i, content := range row.shards {
+			f := filepath.Join(dir, fmt.Sprintf("shard%d.jsonl", i))
+			os.WriteFile(f, []byte(content+"\n"), 0o644)
+			files = append(files, f)
+		}
+		code, _, errOut := simrun(append([]string{"merge", "--max-line-bytes", "200"}, files...)...)
+		if code != exitUsage || !strings.Contains(errOut, row.want) {
+			t.Errorf("%s: exit %d, %q, want 2 and %q", row.why, code, errOut, row.want)
+		}
+	}
+}
+
+// TestRunRefusesWhatItIgnored: arguments run once ignored, running its
+// default 10,000 seeds instead, are refused.
+func TestRunRefusesWhatItIgnored(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-folder")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, row := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "extra"}, `unexpected argument "extra"`},
+		{[]string{"run", "--duration", "-1s"}, "--duration -1s: must be positive"},
+		{[]string{"run", "--determinism-sample", "2"}, "must be a share in [0,1]"},
+		{[]string{"run", "--determinism-sample", "NaN"}, "must be a share in [0,1]"},
+		{[]string{"run", "--corpus", file}, "not a folder"},
+		{[]string{"shrink", "--seed", "1", "--invariant", "nope"}, "--invariant nope: no such invariant"},
+	} {
+		code, _, errOut := simrun(row.args...)
+		if code != exitUsage || !strings.Contains(errOut, row.want) {
+			t.Errorf("%v: exit %d, %q, want 2 and %q", row.args, code, errOut, row.want)
 		}
 	}
 }
