@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/inputfile"
-	"github.com/turnsim/turnsim/internal/strictjson"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/strictjson"
+	"github.com/turnsim/turnsim/loop/session"
 )
 
 // Environment is the provider a policy faces.
@@ -166,6 +168,8 @@ func ParseEnvironment(raw []byte) (*Environment, error) {
 			return nil, fmt.Errorf("outages[%d].fromMs: must be ≥ 0, got %v", i, o.FromMs)
 		case !(o.ForMs > 0):
 			return nil, fmt.Errorf("outages[%d].forMs: must be > 0, got %v", i, o.ForMs)
+		case o.Status != 0 && !session.ValidStatus(o.Status):
+			return nil, fmt.Errorf("outages[%d].status: must be an HTTP status in 100..599, got %d", i, o.Status)
 		}
 	}
 	return &env, nil
@@ -179,8 +183,8 @@ func validateFailures(path string, failures []Failure) error {
 			return fmt.Errorf("%s.code: missing", at)
 		case !(f.P >= 0 && f.P <= 1):
 			return fmt.Errorf("%s.p: must be in [0,1], got %v", at, f.P)
-		case f.Status < 0:
-			return fmt.Errorf("%s.status: must not be negative", at)
+		case f.Status != 0 && !session.ValidStatus(f.Status):
+			return fmt.Errorf("%s.status: must be an HTTP status in 100..599, got %d", at, f.Status)
 		}
 		if f.RetryAfterMs != nil {
 			if err := f.RetryAfterMs.validate(at + ".retryAfterMs"); err != nil {
@@ -202,8 +206,8 @@ func ParseFailFlag(s string) (Failure, error) {
 	f.Code = spec
 	if code, status, ok := strings.Cut(spec, "/"); ok {
 		n, err := strconv.Atoi(status)
-		if err != nil || n <= 0 {
-			return Failure{}, fmt.Errorf("%q: status %q is not a positive integer", s, status)
+		if err != nil || !session.ValidStatus(n) {
+			return Failure{}, fmt.Errorf("%q: status %q is not an HTTP status in 100..599", s, status)
 		}
 		f.Code, f.Status = code, n
 	}
@@ -232,8 +236,8 @@ func ParseOutageFlag(s string) (Outage, error) {
 		o.Code, o.Status = spec, 0
 		if code, status, ok := strings.Cut(spec, "/"); ok {
 			n, err := strconv.Atoi(status)
-			if err != nil || n <= 0 {
-				return Outage{}, fmt.Errorf("%q: status %q is not a positive integer", s, status)
+			if err != nil || !session.ValidStatus(n) {
+				return Outage{}, fmt.Errorf("%q: status %q is not an HTTP status in 100..599", s, status)
 			}
 			o.Code, o.Status = code, n
 		}

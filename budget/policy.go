@@ -3,10 +3,10 @@ package budget
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/inputfile"
-	"github.com/turnsim/turnsim/internal/strictjson"
 	"slices"
 
+	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/sim"
 )

@@ -202,6 +202,15 @@ func TestParsePolicyErrors(t *testing.T) {
 	if _, err := ParseEnvironment([]byte(`{"workload":{"toolSteps":-1}}`)); err == nil || !strings.HasPrefix(err.Error(), "workload.toolSteps: ") {
 		t.Errorf("a negative tool step count: %v", err)
 	}
+	for _, row := range []struct{ raw, want string }{
+		{`{"failures":[{"code":"SERVER","status":99999,"p":0.1}]}`, "failures[0].status: must be an HTTP status in 100..599, got 99999"},
+		{`{"bursts":{"pGoodToBad":0.1,"pBadToGood":0.5,"failures":[{"code":"SERVER","status":42,"p":1}]}}`, "bursts.failures[0].status: must be an HTTP status in 100..599, got 42"},
+		{`{"outages":[{"code":"SERVER","status":700,"fromMs":0,"forMs":10}]}`, "outages[0].status: must be an HTTP status in 100..599, got 700"},
+	} {
+		if _, err := ParseEnvironment([]byte(row.raw)); err == nil || err.Error() != row.want {
+			t.Errorf("%s: %v, want %q", row.raw, err, row.want)
+		}
+	}
 }
 
 // TestFlagForms: the command line's short forms of a failure and an
@@ -221,12 +230,14 @@ func TestFlagForms(t *testing.T) {
 	if o, err := ParseOutageFlag("RATE_LIMIT/429@5000+3000"); err != nil || o.Code != "RATE_LIMIT" || o.Status != 429 || o.FromMs != 5000 {
 		t.Errorf("RATE_LIMIT/429@5000+3000: %+v, %v", o, err)
 	}
-	for _, bad := range []string{"SERVER", "SERVER=2", "=0.1", "SERVER/x=0.1"} {
+	// SERVER/99999 was once accepted and only reported later, as an
+	// oracle violation of the logs it wrote.
+	for _, bad := range []string{"SERVER", "SERVER=2", "=0.1", "SERVER/x=0.1", "SERVER/99999=0.1", "SERVER/99=0.1"} {
 		if _, err := ParseFailFlag(bad); err == nil {
 			t.Errorf("--fail %q accepted", bad)
 		}
 	}
-	for _, bad := range []string{"20000", "0+0", "-5+10", "@0+10", "X/y@0+10"} {
+	for _, bad := range []string{"20000", "0+0", "-5+10", "@0+10", "X/y@0+10", "SERVER/600@0+10"} {
 		if _, err := ParseOutageFlag(bad); err == nil {
 			t.Errorf("--outage %q accepted", bad)
 		}

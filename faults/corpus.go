@@ -3,14 +3,14 @@ package faults
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/inputfile"
-	"github.com/turnsim/turnsim/internal/strictjson"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/sim"

@@ -307,7 +307,7 @@ func failureProblem(f *session.LlmFailure) string {
 	switch {
 	case f.Message == "" || f.Code == "":
 		return "message and code must be non-empty"
-	case f.Status != nil && (*f.Status < 100 || *f.Status > 599):
+	case f.Status != nil && !session.ValidStatus(*f.Status):
 		return "status must be an integer in 100..599"
 	case f.ProviderRetryAfterMs != nil && !(*f.ProviderRetryAfterMs > 0 && !math.IsInf(*f.ProviderRetryAfterMs, 0)):
 		return "providerRetryAfterMs must be finite and > 0"

@@ -3,12 +3,13 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/limits"
-	"github.com/turnsim/turnsim/internal/strictjson"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/turnsim/turnsim/internal/limits"
+	"github.com/turnsim/turnsim/internal/strictjson"
 )
 
 // FieldError is a bad scenario: the field path and the reason.

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/inputfile"
-	"github.com/turnsim/turnsim/internal/limits"
-	"github.com/turnsim/turnsim/internal/strictjson"
 	"slices"
 	"strings"
 
+	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/limits"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/retry"
@@ -609,7 +609,7 @@ func parseFailure(path string, raw json.RawMessage) (*session.LlmFailure, error)
 	}
 	if o.has("status") {
 		status := 0
-		if err := o.integer("status", &status, 100); err != nil || status > 599 {
+		if err := o.integer("status", &status, 100); err != nil || !session.ValidStatus(status) {
 			return nil, ferr(join(path, "status"), "must be an integer in 100..599, got %s", describe(o.raw("status")))
 		}
 		f.Status = &status

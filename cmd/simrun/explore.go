@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/inputfile"
 	"io"
 	"os"
 	"os/signal"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/turnsim/turnsim/budget"
 	"github.com/turnsim/turnsim/explore"
+	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"

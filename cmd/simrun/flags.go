@@ -2,8 +2,9 @@ package main
 
 import (
 	"flag"
-	"github.com/turnsim/turnsim/internal/limits"
 	"io"
+
+	"github.com/turnsim/turnsim/internal/limits"
 )
 
 // errHelp is returned when -h was asked for: the usage is printed, exit 0.

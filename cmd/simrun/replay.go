@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/strictjson"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/oracle"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/strictjson"
 	"io"
 	"os"
 	"os/signal"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )

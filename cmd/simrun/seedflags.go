@@ -3,10 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/inputfile"
 	"strconv"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/strictjson"
 	"math"
 	"slices"
 
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop"
 )
 

@@ -12,6 +12,11 @@ type LlmFailure struct {
 	RequestID            string   `json:"requestId,omitempty"`
 }
 
+// ValidStatus says whether n can be a failure's HTTP status: the oracle
+// refuses any other in a log, so every input that sets one refuses it
+// first, as an input error rather than a violation found later.
+func ValidStatus(n int) bool { return n >= 100 && n <= 599 }
+
 // Cause is why a turn was aborted: user, parent, hook (with a reason),
 // disposed, or legacy (only produced by the v0→v1 edge).
 type Cause struct {

@@ -1,18 +1,20 @@
 package session
 
 import (
-	"github.com/turnsim/turnsim/internal/strictjson"
 	"unicode/utf8"
+
+	"github.com/turnsim/turnsim/internal/strictjson"
 
 	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/inputfile"
-	"github.com/turnsim/turnsim/internal/limits"
 	"io"
 	"strconv"
+
+	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/limits"
 
 	"github.com/klauspost/compress/zstd"
 )
