@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,7 +92,7 @@ func StartDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd st
 	r.close = append(r.close, func() { reqLog.Close() })
 	provider := serve.New(s)
 	provider.Log = reqLog
-	server := &http.Server{Handler: provider}
+	server := provider.HTTPServer()
 	go server.Serve(ln)
 	r.close = append(r.close, func() {
 		shut, cancel := context.WithTimeout(context.Background(), time.Second)

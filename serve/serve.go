@@ -37,7 +37,9 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
+	"github.com/turnsim/turnsim/internal/limits"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -45,8 +47,20 @@ import (
 // Server answers requests from one scenario.
 type Server struct {
 	scenario *sim.Scenario
-	// Log, when set, receives one JSON line per request.
+	// Log, when set, receives one JSON line per request, refused ones
+	// included.
 	Log io.Writer
+	// MaxBodyBytes bounds a request body; a larger one is answered 413.
+	MaxBodyBytes int64
+	// BodyTimeout bounds the time a body takes to arrive; a slower one is
+	// answered 408.
+	BodyTimeout time.Duration
+	// LogBodyBytes is the largest body Log keeps whole.
+	LogBodyBytes int
+
+	// bodies holds the buffers free to read a body into; a request waits
+	// for one (DefaultBodiesInFlight of them).
+	bodies chan []byte
 
 	mu        sync.Mutex
 	requests  int
@@ -54,8 +68,16 @@ type Server struct {
 	seq       int
 }
 
-// New serves a scenario.
-func New(s *sim.Scenario) *Server { return &Server{scenario: s} }
+// New serves a scenario, with the body bound in force (limits.Current)
+// and the default timeout.
+func New(s *sim.Scenario) *Server {
+	srv := &Server{scenario: s, MaxBodyBytes: limits.Current.BodyBytes, BodyTimeout: DefaultBodyTimeout,
+		LogBodyBytes: DefaultLogBodyBytes, bodies: make(chan []byte, DefaultBodiesInFlight)}
+	for range DefaultBodiesInFlight {
+		srv.bodies <- nil // allocated on first use, at MaxBodyBytes
+	}
+	return srv
+}
 
 // wireCodes are the codes the wire can produce.
 var wireCodes = map[string]bool{"AUTH": true, "RATE_LIMIT": true, "QUOTA": true, "CONTEXT_WINDOW_EXCEEDED": true,
@@ -91,12 +113,16 @@ func retryAfterSeconds(ms float64) int { return int(math.Ceil(ms / 1000)) }
 
 // record is one request as the log keeps it.
 type record struct {
-	N       int               `json:"n"`
-	Kind    string            `json:"kind"` // conversation or summary
-	Path    string            `json:"path"`
+	N    int    `json:"n,omitempty"` // 0 for a refused request: it took no answer
+	Kind string `json:"kind"`        // conversation, summary or refused
+	Path string `json:"path"`
+	// Headers are the first value of each header but credentials.
 	Headers map[string]string `json:"headers"`
-	Body    json.RawMessage   `json:"body"`
-	Answer  string            `json:"answer"`
+	// Body is the body when it is at most LogBodyBytes, else absent;
+	// BodyBytes is its size either way.
+	Body      json.RawMessage `json:"body,omitempty"`
+	BodyBytes int             `json:"bodyBytes"`
+	Answer    string          `json:"answer"`
 }
 
 // ServeHTTP answers one request.
@@ -105,17 +131,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"only POST /chat/completions is served"}}`, http.StatusNotFound)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	if err != nil {
+	body, release, refused := s.readRequest(w, r)
+	if refused != nil {
+		release()
+		s.refuse(w, r, refused)
 		return
 	}
 	var req struct {
 		Model string `json:"model"`
 	}
-	json.Unmarshal(body, &req)
+	json.Unmarshal(body, &req) // strict JSON already; a model that is not a string is left empty
 	summary := r.Header.Get("x-deepseek-harness-compact") == "1"
 	out, n := s.next(summary)
-	s.logRequest(r, body, summary, n, describe(out))
+	kind := "conversation"
+	if summary {
+		kind = "summary"
+	}
+	s.log(r, record{N: n, Kind: kind, Answer: describe(out)}, body)
+	release() // the answer needs only the model, copied out of the body
 	answer(w, r, out, req.Model, n)
 }
 
@@ -147,23 +180,23 @@ func (s *Server) next(summary bool) (sim.Outcome, int) {
 // credentialHeaders are never logged.
 var credentialHeaders = map[string]bool{"Authorization": true, "Api-Key": true, "X-Api-Key": true, "Cookie": true}
 
-func (s *Server) logRequest(r *http.Request, body []byte, summary bool, n int, answer string) {
+func (s *Server) logRefusal(r *http.Request, why *refusal) {
+	s.log(r, record{Kind: "refused", Answer: fmt.Sprintf("%d %s", why.status, why.reason)}, nil)
+}
+
+// log writes one record; body is strict JSON or nil.
+func (s *Server) log(r *http.Request, rec record, body []byte) {
 	if s.Log == nil {
 		return
 	}
-	rec := record{N: n, Kind: "conversation", Path: r.URL.Path, Headers: map[string]string{}, Answer: answer}
-	if summary {
-		rec.Kind = "summary"
-	}
+	rec.Path, rec.Headers, rec.BodyBytes = r.URL.Path, map[string]string{}, len(body)
 	for k, v := range r.Header {
 		if !credentialHeaders[http.CanonicalHeaderKey(k)] {
 			rec.Headers[k] = v[0]
 		}
 	}
-	if json.Valid(body) {
+	if len(body) <= s.LogBodyBytes {
 		rec.Body = body
-	} else {
-		rec.Body, _ = json.Marshal(string(body))
 	}
 	line, _ := json.Marshal(rec) // map keys are sorted: stable output
 	s.mu.Lock()

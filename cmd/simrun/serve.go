@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,11 +16,15 @@ import (
 )
 
 const serveUsage = `usage: simrun serve --scenario FILE [--listen 127.0.0.1:PORT] [--log requests.jsonl]
+                    [--body-timeout D] [--max-body-bytes N]
 
 A fake DeepSeek provider on loopback: POST /chat/completions answers the
 scenario's requests in order with OpenAI-style server-sent events, and
 compaction summaries (header x-deepseek-harness-compact: 1) from its
 summaries; each failure code is produced the way DSH's adapter derives it.
+A request whose body is not one JSON object is answered 400, a body over
+--max-body-bytes 413, a body slower than --body-timeout 408; none of them
+takes an answer from the scenario.
 The first line printed is "serving NAME on http://ADDRESS". Stops cleanly
 on SIGINT or SIGTERM.
 
@@ -32,12 +35,17 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("serve", stderr, serveUsage)
 	file := fs.String("scenario", "", "the scenario file (required)")
 	listen := fs.String("listen", "127.0.0.1:0", "the loopback address to listen on (port 0 picks a free one)")
-	logPath := fs.String("log", "", "append one JSON line per request received (headers without credentials, body)")
+	logPath := fs.String("log", "", "append one JSON line per request received (headers without credentials, a body up to 1 MiB)")
+	bodyTimeout := fs.Duration("body-timeout", serve.DefaultBodyTimeout, "the longest a request body may take to arrive")
 	rest, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
 	}
 	if err != nil {
+		return exitUsage
+	}
+	if *bodyTimeout <= 0 {
+		fmt.Fprintf(stderr, "simrun serve: --body-timeout %v: must be positive\n", *bodyTimeout)
 		return exitUsage
 	}
 	if *file == "" || len(rest) > 0 {
@@ -60,12 +68,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return serveUntil(ctx, s, *listen, *logPath, stdout, stderr)
+	return serveUntil(ctx, s, *listen, *logPath, *bodyTimeout, stdout, stderr)
 }
 
 // serveUntil serves until ctx is done.
-func serveUntil(ctx context.Context, s *sim.Scenario, listen, logPath string, stdout, stderr io.Writer) int {
+func serveUntil(ctx context.Context, s *sim.Scenario, listen, logPath string, bodyTimeout time.Duration, stdout, stderr io.Writer) int {
 	srv := serve.New(s)
+	srv.BodyTimeout = bodyTimeout
 	if logPath != "" {
 		f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
@@ -80,7 +89,7 @@ func serveUntil(ctx context.Context, s *sim.Scenario, listen, logPath string, st
 		fmt.Fprintf(stderr, "simrun serve: %v\n", err)
 		return exitUsage
 	}
-	httpServer := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	httpServer := srv.HTTPServer()
 	fmt.Fprintf(stdout, "serving %s on http://%s\n", s.Name, ln.Addr())
 	if f, ok := stdout.(interface{ Sync() error }); ok {
 		f.Sync()
