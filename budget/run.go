@@ -220,6 +220,9 @@ type Report struct {
 	Amplification float64
 	// Violations are the turns the oracle failed.
 	Violations []Turn
+	// Interrupted says the run stopped before the turns it was asked for:
+	// Turns is then the number it ran, and every figure is over those.
+	Interrupted bool
 }
 
 // Run runs turns seed … seed+runs-1 and reports.
@@ -228,11 +231,20 @@ func Run(p *loop.RetryPolicy, env *Environment, seed uint64, runs int) Report {
 }
 
 // Run runs turns seed … seed+runs-1 under the configuration and reports.
-func (c Config) Run(seed uint64, runs int) Report {
-	r := Report{Turns: runs, Attempts: make([]int, 2)}
+func (c Config) Run(seed uint64, runs int) Report { return c.RunUntil(seed, runs, nil) }
+
+// RunUntil is Run that stops early, between turns, once stopped (when
+// not nil) says so; the report then covers the turns run.
+func (c Config) RunUntil(seed uint64, runs int, stopped func() bool) Report {
+	r := Report{Attempts: make([]int, 2)}
 	var recovery []float64
 	requests := 0
 	for i := range runs {
+		if stopped != nil && stopped() {
+			r.Interrupted = true
+			break
+		}
+		r.Turns++
 		t := c.Turn(seed + uint64(i))
 		switch {
 		case t.End == session.EndCompleted:
@@ -256,6 +268,7 @@ func (c Config) Run(seed uint64, runs int) Report {
 			r.Violations = append(r.Violations, t)
 		}
 	}
+	runs = r.Turns
 	errors := r.Exhausted + r.FailedAtOnce
 	r.Exhaustion = float64(errors) / float64(max(runs, 1))
 	r.ExhaustionLo, r.ExhaustionHi = Wilson(errors, runs, 1.96)

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/turnsim/turnsim/budget"
@@ -36,7 +40,8 @@ pinned in CI. Figures: exhaustion, exhaustion_hi (the interval's upper
 end), p50/p90/p99/max_recovery_ms, amplification, violations, aborted.
 
 Exit status: 0, 1 an invariant was violated or an --assert failed, 2 bad
-usage or input.
+usage or input, 130 interrupted (SIGINT or SIGTERM): the report of the
+turns run is printed, marked interrupted, and no bound is checked.
 
 flags:
 `
@@ -130,10 +135,15 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			return fail("--trace: %v", err)
 		}
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	status := exitClean
 	var named []budget.Named
 	for i, c := range resolved {
-		r := c.Run(first, *runs)
+		if ctx.Err() != nil {
+			break
+		}
+		r := c.RunUntil(first, *runs, func() bool { return ctx.Err() != nil })
 		named = append(named, budget.Named{Policy: policies[i], Report: r})
 		if len(r.Violations) > 0 {
 			status = exitViolation
@@ -151,6 +161,11 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			}
 			printBudget(stdout, policies[i], r, reproduce)
 		}
+		if r.Interrupted {
+			// A partial report holds up no bound, and says so.
+			fmt.Fprintf(stderr, "simrun budget: interrupted after %d of %d turns of policy %s; no --assert checked, no --html written\n", r.Turns, *runs, policies[i])
+			return exitInterrupted
+		}
 		for _, c := range checks {
 			ok, v := c.Holds(r)
 			verdict := "holds"
@@ -159,6 +174,10 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintf(stderr, "assert %s %s for policy %s: %s = %.6g\n", c.Text, verdict, policies[i], c.Figure, v)
 		}
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "simrun budget: interrupted after %d of %d policies; no --html written\n", len(named), len(resolved))
+		return exitInterrupted
 	}
 	if *htmlOut != "" {
 		if err := writeAtomically(*htmlOut, func(w io.Writer) error { return budget.WriteHTML(w, named) }); err != nil {
@@ -171,7 +190,11 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 func printBudget(w io.Writer, name string, r budget.Report, reproduce func(uint64) string) {
 	fmt.Fprintf(w, "policy %s\n", name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  turns\t%d\n", r.Turns)
+	if r.Interrupted {
+		fmt.Fprintf(tw, "  turns\t%d (interrupted: every figure is over these)\n", r.Turns)
+	} else {
+		fmt.Fprintf(tw, "  turns\t%d\n", r.Turns)
+	}
 	fmt.Fprintf(tw, "  completed\t%d\n", r.Completed)
 	fmt.Fprintf(tw, "  exhausted (error after retries)\t%d\n", r.Exhausted)
 	fmt.Fprintf(tw, "  failed at once (error, no retry)\t%d\n", r.FailedAtOnce)
@@ -215,5 +238,6 @@ func budgetJSON(name string, r budget.Report) map[string]any {
 		"failedAtOnce": r.FailedAtOnce, "aborted": r.Aborted, "exhaustion": r.Exhaustion,
 		"exhaustionCI95": []float64{r.ExhaustionLo, r.ExhaustionHi}, "attempts": r.Attempts,
 		"recoveryMs": map[string]float64{"p50": r.RecoveryP50, "p90": r.RecoveryP90, "p99": r.RecoveryP99, "max": r.RecoveryMax},
-		"boundsMs":   []any{r.BoundLo, hi}, "amplification": r.Amplification, "violations": violations}
+		"boundsMs":   []any{r.BoundLo, hi}, "amplification": r.Amplification, "violations": violations,
+		"interrupted": r.Interrupted}
 }

@@ -53,7 +53,8 @@ those plans is written as a scenario file that 'simrun scenario' replays.
 trip is violated, a row per mutant, ending "K/M mutants found".
 
 Exit status: 0 clean (with --mutant all: every mutant found), 1 violations
-(some mutant not found), 2 bad usage or policy file.
+(some mutant not found), 2 bad usage or policy file, 130 interrupted
+(SIGINT or SIGTERM) before the search was done.
 
 flags:
 `
@@ -149,7 +150,10 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "%d plans, %d distinct logs, %d states, %d violating plans, %.1f s%s\n", total.Plans, total.Distinct, total.States, total.Violating, elapsed, note)
 	}
-	if total.Violating > 0 {
+	switch {
+	case ctx.Err() != nil:
+		return exitInterrupted
+	case total.Violating > 0:
 		return exitViolation
 	}
 	return exitClean
@@ -338,7 +342,10 @@ func exploreZoo(ctx context.Context, policies []explore.Policy, o explore.Option
 		}
 		fmt.Fprintf(stdout, "%d/%d mutants found\n", found, len(mutants.Zoo))
 	}
-	if found < len(mutants.Zoo) {
+	switch {
+	case ctx.Err() != nil:
+		return exitInterrupted
+	case found < len(mutants.Zoo):
 		return exitViolation
 	}
 	return exitClean

@@ -27,7 +27,8 @@ first violation, the size of the shrunk plan (the smallest among the first
 reproduction is written to the corpus as that mutant's entry. The last line
 is "K/M mutants found".
 
-Exit status: 0 every mutant found, 1 some mutant not found, 2 bad usage.
+Exit status: 0 every mutant found, 1 some mutant not found, 2 bad usage,
+130 interrupted (SIGINT or SIGTERM) before every mutant was hunted.
 
 flags:
 `
@@ -105,7 +106,10 @@ func runHunt(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "%d/%d mutants found\n", found, len(zoo))
 	}
-	if found < len(zoo) {
+	switch {
+	case ctx.Err() != nil:
+		return exitInterrupted
+	case found < len(zoo):
 		return exitViolation
 	}
 	return exitClean

@@ -4,7 +4,9 @@
 //	simrun scenario FILE…   run scenario files in the deterministic world
 //
 // Exit status: 0 clean, 1 an invariant was violated, 2 bad usage or bad
-// input, 3 an internal error of turnsim itself.
+// input, 3 an internal error of turnsim itself, 130 a long-running command
+// (check of many logs, run, explore, hunt, budget, conformance) stopped by
+// SIGINT or SIGTERM before its end.
 package main
 
 import (
@@ -20,8 +22,9 @@ const (
 	exitViolation = 1
 	exitUsage     = 2
 	exitInternal  = 3
-	// exitInterrupted: a seeded conformance batch stopped by SIGINT or
-	// SIGTERM before its end (the shell's 128 + SIGINT).
+	// exitInterrupted: a long-running command stopped by SIGINT or
+	// SIGTERM before its end, whatever it found so far (the shell's
+	// 128 + SIGINT), so that CI never reads a killed run as a pass.
 	exitInterrupted = 130
 )
 

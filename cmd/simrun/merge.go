@@ -27,7 +27,8 @@ shard's summary must be there, with its shard, and the shards must be
 0/n … n-1/n, each once.
 
 Exit status: 0 merged and clean, 1 violations, 2 bad input (a missing or
-repeated shard, a line that is not JSON), 3 an internal error.
+repeated shard, a line that is not JSON), 3 an internal error, 130 a
+shard was interrupted (its summary says "interrupted": true).
 
 flags:
 `
@@ -205,6 +206,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s\n", b)
 	fmt.Fprintf(stderr, "%d runs, %d violations, %d events (%d shards merged)\n", total.Runs, total.Violations, total.Events, n)
 	switch {
+	case total.Interrupted:
+		fmt.Fprintf(stderr, "simrun merge: a shard was interrupted: the merged run is not whole\n")
+		return exitInterrupted
 	case total.Violations > 0:
 		return exitViolation
 	case total.CorpusErrors > 0:

@@ -35,7 +35,8 @@ and printed with its reproduction line. The last line is
 Fault kinds: ` + "server, rate-limit, rate-limit-over-cap, auth, overflow, timeout, transport, empty-response, stream-closed, invalid-request, quota, custom, partial, hang, latency, cancel, dispose, late-input, outage, summary-fail, listener-throw, natural-overflow" + `
 
 Exit status: 0 clean, 1 violations, 2 bad usage or input (a bad corpus
-entry, policy file or kind), 3 an internal error.
+entry, policy file or kind), 3 an internal error, 130 interrupted (SIGINT
+or SIGTERM): the summary so far is printed, the corpus is whole.
 
 flags:
 `
@@ -171,6 +172,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case internal > 0:
 		return exitInternal
+	case ctx.Err() != nil:
+		// Not a pass, whatever was found so far: CI must not read a run
+		// killed half way as a clean one.
+		return exitInterrupted
 	case violations > 0:
 		return exitViolation
 	case corpusBad > 0:

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// asCommand makes the test binary run simrun itself when the tests start
+// it as a subprocess: signals are only testable on a process of their own.
+const asCommand = "SIMRUN_TEST_AS_COMMAND"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCommand) == "1" {
+		// Caught from the start and never acted on here: a signal sent
+		// before the command installs its own handling is absorbed, not
+		// fatal, so the test can send until the command hears one.
+		signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGTERM)
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// interrupt runs simrun as a process, sends it sig every 100 ms until it
+// exits, and returns its status and outputs.
+func interrupt(t *testing.T, sig syscall.Signal, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), asCommand+"=1")
+	cmd.Dir = t.TempDir()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	giveUp := time.After(2 * time.Minute)
+	for {
+		select {
+		case <-done:
+			return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+		case <-tick.C:
+			cmd.Process.Signal(sig)
+		case <-giveUp:
+			cmd.Process.Kill()
+			t.Fatalf("%v: still running two minutes after the first signal", args)
+		}
+	}
+}
+
+// TestInterruptedIsNotAPass: every long-running command stopped by SIGINT
+// or SIGTERM says so in its exit status (130) and its output. A run once
+// exited 0 when no violation had been found yet, so a CI job killed half
+// way read as a pass; budget once died without a word.
+func TestInterruptedIsNotAPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	for _, row := range []struct {
+		why    string
+		sig    syscall.Signal
+		args   []string
+		stdout string // what the output must say
+	}{
+		{"run, nothing found yet", syscall.SIGTERM, []string{"run", "--seeds", "1000000000", "--corpus", "corpus"}, "(interrupted)"},
+		{"run --json", syscall.SIGINT, []string{"run", "--seeds", "1000000000", "--corpus", "corpus", "--json"}, `"interrupted":true`},
+		{"budget", syscall.SIGTERM, []string{"budget", "--policy", "default", "--fail", "SERVER/503=0.3", "--runs", "1000000000"}, "(interrupted: every figure is over these)"},
+		{"budget --json", syscall.SIGINT, []string{"budget", "--policy", "default", "--runs", "1000000000", "--json"}, `"interrupted":true`},
+		{"explore", syscall.SIGTERM, []string{"explore", "--max-faults", "6"}, "(interrupted)"},
+		{"explore --mutant all", syscall.SIGINT, []string{"explore", "--mutant", "all", "--max-faults", "4"}, "(interrupted after"},
+	} {
+		status, out, errOut := interrupt(t, row.sig, row.args...)
+		if status != exitInterrupted || !strings.Contains(out, row.stdout) {
+			t.Errorf("%s: exit %d, want 130 and %q in the output\nstdout:\n%s\nstderr:\n%s", row.why, status, row.stdout, out, errOut)
+		}
+	}
+}
+
+// TestMergeOfAnInterruptedShard: the merged run is not whole, and the
+// status says so.
+func TestMergeOfAnInterruptedShard(t *testing.T) {
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "0.jsonl")
+	cut := filepath.Join(dir, "1.jsonl")
+	os.WriteFile(whole, []byte(`{"runs":5,"violations":0,"events":10,"corpusErrors":0,"interrupted":false,"shard":"0/2"}`+"\n"), 0o644)
+	os.WriteFile(cut, []byte(`{"runs":2,"violations":0,"events":4,"corpusErrors":0,"interrupted":true,"shard":"1/2"}`+"\n"), 0o644)
+	status, out, errOut := simrun("merge", whole, cut)
+	if status != exitInterrupted || !strings.Contains(out, `"interrupted":true`) || !strings.Contains(errOut, "a shard was interrupted") {
+		t.Errorf("exit %d\n%s%s", status, out, errOut)
+	}
+}
