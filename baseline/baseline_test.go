@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -61,5 +62,28 @@ func TestSeededPlansPass(t *testing.T) {
 		if len(r.Violations) > 0 {
 			t.Errorf("seed %d: %v", seed, r.Violations)
 		}
+	}
+}
+
+// TestHungRunIsReported: a run that never ends — here a request-error
+// listener that blocks forever, as a deadlocked Mock does — comes back
+// after the wall limit as Hung, with no verdict, instead of hanging the
+// caller (BenchmarkSideBySide once died of it under load).
+func TestHungRunIsReported(t *testing.T) {
+	s, err := sim.ParseScenario([]byte(`{"name":"hangs","requests":[{"fail":{"code":"SERVER","status":503}}],"listenerOrder":["retry"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	never := make(chan struct{})
+	defer close(never) // lets the abandoned run's goroutines end with the test
+	block := func(a *loop.Agent, _ sim.Env) {
+		a.AddRequestErrorListener(sim.ListenerRetry, func(*loop.RequestError, loop.Next) (loop.Action, error) {
+			<-never
+			return loop.NoAction, nil
+		})
+	}
+	r := Run(s, Options{Step: 100 * time.Millisecond, WallLimit: 300 * time.Millisecond, Sim: sim.Options{Install: map[string]sim.Installer{sim.ListenerRetry: block}}})
+	if !r.Hung || r.Verdict() != nil || r.Events != nil {
+		t.Errorf("got %+v, want a hung run with no log", r)
 	}
 }

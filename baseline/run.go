@@ -29,7 +29,18 @@ type Options struct {
 	// Sim is the system under test: listener installers, a settle rule, an
 	// attempt path and a view, as for the deterministic world.
 	Sim sim.Options
+	// WallLimit bounds a run in real time (default DefaultWallLimit). A
+	// harness like this one can hang: benbjohnson's Mock ticks a timer
+	// that two goroutines found due at once twice, and the second send
+	// blocks with the clock's lock held. A run past the limit is abandoned
+	// (its goroutines stay blocked) and reported Hung.
+	WallLimit time.Duration
 }
+
+// DefaultWallLimit is far above any run's real time (a run is a few
+// hundred mock-clock steps of a millisecond each): only a hung run
+// reaches it, even on a loaded machine.
+const DefaultWallLimit = 30 * time.Second
 
 // Result is one run: its log and what the oracle said of it.
 type Result struct {
@@ -40,6 +51,9 @@ type Result struct {
 	Unapplied int
 	// Bounded says the run reached its horizon.
 	Bounded bool
+	// Hung says the run did not end within Options.WallLimit: it has no
+	// log and no verdict, and counts as that run's failure.
+	Hung bool
 }
 
 // Verdict is the set of invariants a run violated, sorted: what a test
@@ -60,7 +74,8 @@ func Invariants(vs []oracle.Violation) []string {
 
 // Run runs a scenario the way a hand-written concurrent harness would and
 // checks its log with the oracle (log-level invariants, strictly: a
-// harness like this has no run facts).
+// harness like this has no run facts). A run that hangs is given up after
+// o.WallLimit of real time: the caller carries on.
 func Run(s *sim.Scenario, o Options) Result {
 	if o.Step <= 0 {
 		o.Step = 100 * time.Millisecond
@@ -68,6 +83,25 @@ func Run(s *sim.Scenario, o Options) Result {
 	if o.Horizon <= 0 {
 		o.Horizon = 10 * time.Minute
 	}
+	if o.WallLimit <= 0 {
+		o.WallLimit = DefaultWallLimit
+	}
+	done := make(chan Result, 1) // buffered: an abandoned run's late result is dropped
+	go func() { done <- run(s, o) }()
+	// Real time, on purpose: the point is to bound what the mock clock
+	// cannot (and a pending real timer also keeps the runtime from calling
+	// a hung run a deadlock of the whole process).
+	limit := time.NewTimer(o.WallLimit)
+	defer limit.Stop()
+	select {
+	case r := <-done:
+		return r
+	case <-limit.C:
+		return Result{Hung: true}
+	}
+}
+
+func run(s *sim.Scenario, o Options) Result {
 	mock := clock.NewMock()
 	mock.Set(sim.Epoch)
 	c := realtime.Clock{C: mock}
@@ -116,7 +150,7 @@ func Run(s *sim.Scenario, o Options) Result {
 		d.Wait()
 		close(idle)
 	}()
-	bound := mock.Timer(horizon.Sub(mock.Now()))
+	bound := mock.Timer(max(0, horizon.Sub(mock.Now())))
 	bounded := false
 	select {
 	case <-idle:

@@ -42,6 +42,7 @@ type measure struct {
 	plans                 int
 	verdictsDiffer, diffs int // plans whose two runs differ in verdict, in log bytes
 	unapplied             int // runs where a planned action never ran
+	hung                  int // plans with a run that hung (Result.Hung): no verdict to compare
 }
 
 func (m *measure) runsPerSec() float64 { return float64(m.runs) / m.wall.Seconds() }
@@ -105,6 +106,11 @@ func BenchmarkSideBySide(b *testing.B) {
 					first, second := Run(s, Options{Step: step}), Run(s, Options{Step: step})
 					m.runs += 2
 					m.events += len(first.Events) + len(second.Events)
+					if first.Hung || second.Hung {
+						// That run's failure, recorded; the table goes on.
+						m.hung++
+						continue
+					}
 					if !slices.Equal(first.Verdict(), second.Verdict()) {
 						m.verdictsDiffer++
 					}
@@ -136,6 +142,7 @@ type zooRow struct {
 	mutant                string
 	kernelFound, baseline int
 	runs                  int
+	hung                  int // baseline runs that hung: not found
 }
 
 func mutantRows(b *testing.B) []zooRow {
@@ -157,6 +164,9 @@ func mutantRows(b *testing.B) []zooRow {
 				b.Errorf("%s: turnsim did not find the mutant from its corpus plan %s", m.Name, e.Path)
 			}
 			r := Run(e.Scenario, Options{Step: 100 * time.Millisecond, Sim: m.Options})
+			if r.Hung {
+				row.hung++
+			}
 			if slices.Contains(r.Verdict(), m.Trips) {
 				row.baseline++
 			}
@@ -170,11 +180,11 @@ func sideTable(rows []measure, zoo []zooRow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the same plans (faults.Draw, seeds from 1) through both harnesses, %d cores\n", runtime.NumCPU())
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "harness\truns\truns/s\tevents/s\truns/CPU-s\tallocs/event\tverdicts differ\tlogs differ\t")
+	fmt.Fprintln(tw, "harness\truns\truns/s\tevents/s\truns/CPU-s\tallocs/event\tverdicts differ\tlogs differ\thung\t")
 	for _, m := range rows {
 		allocs := float64(m.mallocs) / float64(m.events)
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.1f\t%.1f\t%d/%d\t%d/%d\t\n", m.name, m.runs, m.runsPerSec(),
-			float64(m.events)/m.wall.Seconds(), m.runsPerCPU(), allocs, m.verdictsDiffer, m.plans, m.diffs, m.plans)
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.1f\t%.1f\t%d/%d\t%d/%d\t%d/%d\t\n", m.name, m.runs, m.runsPerSec(),
+			float64(m.events)/m.wall.Seconds(), m.runsPerCPU(), allocs, m.verdictsDiffer, m.plans, m.diffs, m.plans, m.hung, m.plans)
 	}
 	tw.Flush()
 	k := rows[0]
@@ -201,7 +211,11 @@ func sideTable(rows []measure, zoo []zooRow) string {
 	fmt.Fprintf(&b, "mutants, each from its corpus plan: turnsim found %d of %d runs; the baseline (100ms steps, the log alone: it has no run facts) %d of %d — never for %d mutants, sometimes for %d\n",
 		kernelFound, kernelRuns, baseFound, baseRuns, missed, flaky)
 	for _, z := range zoo {
-		fmt.Fprintf(&b, "  %-28s turnsim %d/%d  baseline %d/%d\n", z.mutant, z.kernelFound, z.runs, z.baseline, z.runs)
+		fmt.Fprintf(&b, "  %-28s turnsim %d/%d  baseline %d/%d", z.mutant, z.kernelFound, z.runs, z.baseline, z.runs)
+		if z.hung > 0 {
+			fmt.Fprintf(&b, " (%d hung)", z.hung)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

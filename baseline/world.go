@@ -81,7 +81,9 @@ func (w *world) start() <-chan struct{} {
 		defer w.done.Done()
 		defer close(timedDone)
 		for _, p := range w.timed {
-			t := w.mock.Timer(duration(p.AtMs) - w.mock.Now().Sub(sim.Epoch))
+			// Never a negative wait: the Mock moves its clock back to a
+			// timer set in the past.
+			t := w.mock.Timer(max(0, duration(p.AtMs)-w.mock.Now().Sub(sim.Epoch)))
 			select {
 			case <-t.C:
 			case <-w.quit:
