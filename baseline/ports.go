@@ -26,10 +26,7 @@ func (m *model) Stream(ctx context.Context, req *loop.Request) (loop.Stream, err
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	elapsed := float64(m.clock.Now().Sub(sim.Epoch)) / float64(time.Millisecond)
-	tokens := 0
-	for _, node := range req.Messages {
-		tokens += node.Tokens
-	}
+	tokens := req.Tokens
 	n := m.next
 	out := sim.Outcome{Text: ptr("ok")}
 	switch outage := m.s.OutageAt(elapsed); {

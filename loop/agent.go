@@ -129,7 +129,7 @@ func (a *Agent) appendNode(p session.Payload, sources []int64, node SurfaceNode)
 func (a *Agent) notify(e session.Event, node *SurfaceNode) session.Event {
 	if node != nil {
 		node.Seq = e.Seq
-		a.surface.nodes = append(a.surface.nodes, *node)
+		a.surface.push(*node)
 	} else {
 		a.surface.apply(&e)
 	}

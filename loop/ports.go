@@ -59,6 +59,15 @@ type Request struct {
 	// compaction replacements applied and failed attempts left out. They
 	// are valid for the call and must not be modified.
 	Messages []SurfaceNode
+	// Tokens is the sum of the Messages' Tokens: the request's estimated
+	// size, known without reading the history.
+	Tokens int
+	// Generation counts the surface's committed replacements when the
+	// request was made. Of two requests with the same Generation, the
+	// later one's Messages extend the earlier one's, so a port can keep
+	// what it derives from a history and add only the new messages. A
+	// port that rewrites Messages sets it to -1: unknown.
+	Generation int
 }
 
 // ToolRunner runs one tool call.

@@ -86,7 +86,7 @@ func (a *Agent) prepare(attempt int) (*Request, *Route, error) {
 	}
 	nodes := a.surface.Nodes()
 	req := &Request{Turn: a.turn, Step: a.step, Attempt: attempt, Provider: target.Provider, Model: target.Model,
-		MaxTokens: a.cfg.MaxTokens, Messages: nodes[:len(nodes):len(nodes)]}
+		MaxTokens: a.cfg.MaxTokens, Messages: nodes[:len(nodes):len(nodes)], Tokens: a.surface.Tokens(), Generation: a.surface.ReplaceGeneration()}
 	return req, route, nil
 }
 

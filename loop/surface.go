@@ -36,6 +36,9 @@ type Surface struct {
 	nodes []SurfaceNode
 	// generation counts committed replacements (pruning and checkpoints).
 	generation int
+	// tokens is the sum of the nodes' Tokens, kept as they change: a
+	// request's size is then known without reading its history again.
+	tokens int
 }
 
 // Nodes are the current messages, oldest first. The slice must not be
@@ -46,12 +49,13 @@ func (s *Surface) Nodes() []SurfaceNode { return s.nodes }
 func (s *Surface) ReplaceGeneration() int { return s.generation }
 
 // Tokens is the estimated size of the whole surface.
-func (s *Surface) Tokens() int {
-	n := 0
-	for _, node := range s.nodes {
-		n += node.Tokens
-	}
-	return n
+func (s *Surface) Tokens() int { return s.tokens }
+
+// push appends a node: the one way a node joins the end, so that the
+// token total follows.
+func (s *Surface) push(node SurfaceNode) {
+	s.nodes = append(s.nodes, node)
+	s.tokens += node.Tokens
 }
 
 // apply updates the surface with a surface event.
@@ -61,7 +65,7 @@ func (s *Surface) apply(e *session.Event) {
 		return
 	}
 	if e.SurfaceOp.Op != session.SurfaceReplace {
-		s.nodes = append(s.nodes, node)
+		s.push(node)
 		return
 	}
 	// The range runs in surface order, from the node with seq Start to
@@ -79,6 +83,10 @@ func (s *Surface) apply(e *session.Event) {
 	if first < 0 || last < first {
 		return
 	}
+	for _, n := range s.nodes[first : last+1] {
+		s.tokens -= n.Tokens
+	}
+	s.tokens += node.Tokens
 	s.nodes = append(s.nodes[:first], append([]SurfaceNode{node}, s.nodes[last+1:]...)...)
 	s.generation++
 }

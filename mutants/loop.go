@@ -70,6 +70,10 @@ func dropClaimsOnRetry(st loop.Step) (loop.StepOutcome, error) {
 			claimedFrom = stepStart(req.Messages)
 		} else {
 			req.Messages = withoutSteers(req.Messages, claimedFrom, req.Step == 1) // the bug
+			req.Tokens, req.Generation = 0, -1
+			for _, m := range req.Messages {
+				req.Tokens += m.Tokens
+			}
 		}
 		at, err := st.Stream(req, route)
 		if err != nil {

@@ -1,8 +1,6 @@
 package oracle
 
 import (
-	"slices"
-
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -98,7 +96,7 @@ func checkInputsReachRequests(events []session.Event, facts *Facts) []Violation 
 				continue
 			}
 			for _, m := range entered {
-				if m < req.Seq && !slices.Contains(req.Messages, m) {
+				if m < req.Seq && !containsFromEnd(req.Messages, m) {
 					r.add(req.Turn, req.Step, []int64{m, req.Seq}, "the user message at seq %d entered turn %d's history, but attempt %d of step %d was sent without it", m, turn, req.Attempt, req.Step)
 					break
 				}
@@ -124,4 +122,16 @@ func checkInputsReachRequests(events []session.Event, facts *Facts) []Violation 
 	}
 	check(int64(len(events)))
 	return r.out
+}
+
+// containsFromEnd is slices.Contains searching from the end: the open
+// turn's messages stand at the end of a request's history, and searching
+// from the start cost a long run the square of its length.
+func containsFromEnd(s []int64, v int64) bool {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == v {
+			return true
+		}
+	}
+	return false
 }

@@ -34,15 +34,13 @@ var (
 type scriptedModel struct {
 	w    *World
 	next int
+	seqs messageSeqs
 }
 
 func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Stream, error) {
 	s := m.w.scenario
 	now := ms(m.w.clock.Elapsed())
-	tokens := 0
-	for _, node := range req.Messages {
-		tokens += node.Tokens
-	}
+	tokens := req.Tokens
 	var out Outcome
 	n := m.next
 	switch outage := s.OutageAt(now); {
@@ -60,15 +58,36 @@ func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Str
 		m.next++
 	}
 	rec := RequestRecord{TimeMs: ms(m.w.clock.Elapsed()), Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Provider: req.Provider,
-		Messages: make([]int64, 0, len(req.Messages))}
-	for _, node := range req.Messages {
-		rec.Messages = append(rec.Messages, node.Seq)
-	}
+		Messages: m.seqs.of(req)}
 	m.w.requests = append(m.w.requests, rec)
 	m.w.answeringThrows = out.ListenerThrows
 	m.w.facts.Requests = append(m.w.facts.Requests, oracle.Request{Seq: int64(m.w.agent.Log().Len()), Order: m.w.nextOrder(),
 		Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Messages: rec.Messages})
 	return Play(out, n, &m.w.clock, s.StreamIdleTimeoutMs), nil
+}
+
+// messageSeqs keeps the seqs of the requests' messages with their common
+// prefixes shared: a request mostly carries the previous one's history
+// and a few new messages, and copying each history whole made a long
+// scenario's memory grow with the square of its turns.
+type messageSeqs struct {
+	// seqs are the longest history of the current generation; every
+	// record of it is a prefix, cut to its own length and capacity, so
+	// appending here never shows in an earlier record.
+	seqs       []int64
+	generation int
+}
+
+// of is the seqs of req's messages.
+func (s *messageSeqs) of(req *loop.Request) []int64 {
+	if req.Generation < 0 || req.Generation != s.generation || len(req.Messages) < len(s.seqs) {
+		// Another history: a fresh array, so that no earlier record changes.
+		s.seqs, s.generation = make([]int64, 0, len(req.Messages)), req.Generation
+	}
+	for _, node := range req.Messages[len(s.seqs):] {
+		s.seqs = append(s.seqs, node.Seq)
+	}
+	return s.seqs[:len(s.seqs):len(s.seqs)]
 }
 
 // Play is the stream of one scripted outcome, answering the request with

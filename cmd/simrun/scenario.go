@@ -23,7 +23,7 @@ Runs each scenario file in the deterministic world, prints its timeline
 (virtual ms, turn/step, seq, event, details; world actions marked »), checks
 the log against the oracle, and ends with "N scenarios, V violations, E errors".
 With --trace the v1 session log is written: to OUT for one scenario, or as
-OUT/<name>.jsonl for several.
+OUT/<name>.jsonl for several or when OUT is a folder.
 
 Exit status: 0 clean, 1 violations, 2 bad scenario files or usage.
 
@@ -69,9 +69,15 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun scenario: %v\n", err)
 		return exitUsage
 	}
+	// OUT names a folder for several scenarios, and for one when it is
+	// an existing folder: writing the log over a folder cannot be meant.
+	intoFolder := len(files) > 1
+	if fi, err := os.Stat(*trace); *trace != "" && err == nil && fi.IsDir() {
+		intoFolder = true
+	}
 	var nViolations, nErrors int
 	for _, file := range files {
-		res := scenarioFile(file, *trace, len(files) > 1, *showView, !*asJSON && !*quiet, stdout, opts)
+		res := scenarioFile(file, *trace, intoFolder, *showView, !*asJSON && !*quiet, stdout, opts)
 		nViolations += len(res.Violations)
 		if res.Error != "" {
 			nErrors++

@@ -106,6 +106,15 @@ func TestScenarioSeveralTraces(t *testing.T) {
 	if len(written) != len(files) {
 		t.Errorf("%d logs written for %d scenarios", len(written), len(files))
 	}
+	// One scenario and an existing folder: the log goes inside it (it
+	// once failed on a rename over the folder).
+	one := t.TempDir()
+	if status, out, errOut := simrun("scenario", "--quiet", "--trace", one, files[0]); status != exitClean {
+		t.Fatalf("one scenario into a folder: status %d\n%s%s", status, out, errOut)
+	}
+	if written, _ := filepath.Glob(filepath.Join(one, "*.jsonl")); len(written) != 1 {
+		t.Errorf("one scenario into a folder wrote %v", written)
+	}
 }
 
 func TestServeUsage(t *testing.T) {

@@ -1,0 +1,124 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/turnsim/turnsim/loop"
+)
+
+// TestMessageSeqsShareWithoutAliasing: a request that extends the last
+// history of its generation shares its array (a long run's records once
+// cost the square of its length); any other starts a new one; and no
+// record ever changes after it was returned.
+func TestMessageSeqsShareWithoutAliasing(t *testing.T) {
+	req := func(generation int, seqs ...int64) *loop.Request {
+		r := &loop.Request{Generation: generation}
+		for _, s := range seqs {
+			r.Messages = append(r.Messages, loop.SurfaceNode{Seq: s})
+		}
+		return r
+	}
+	var m messageSeqs
+	steps := []struct {
+		why    string
+		req    *loop.Request
+		shares bool // with the record before
+	}{
+		{"the first request", req(0, 1), false},
+		{"an extension", req(0, 1, 4, 5), true},
+		{"the same history again (a retry)", req(0, 1, 4, 5), true},
+		{"an extension after a retry", req(0, 1, 4, 5, 9), true},
+		{"a replacement: a new generation", req(1, 10, 9), false},
+		{"its extension", req(1, 10, 9, 12), true},
+		{"a rewritten history (a mutant's)", req(-1, 10, 12), false},
+		{"after it, the loop's again", req(1, 10, 9, 12, 14), false},
+	}
+	var got [][]int64
+	for i, st := range steps {
+		rec := m.of(st.req)
+		got = append(got, rec)
+		if i == 0 || len(got[i-1]) == 0 {
+			continue
+		}
+		// An extension shares the array unless it had to grow it; then
+		// the previous record keeps the old array untouched.
+		prev := got[i-1]
+		shared := &rec[0] == &prev[0]
+		grew := st.shares && !shared && &m.seqs[0] == &rec[0] && len(rec) > cap(prev)
+		if shared != st.shares && !grew {
+			t.Errorf("%s: shares the previous record's array: %v, want %v", st.why, shared, st.shares)
+		}
+	}
+	for i, st := range steps {
+		var want []int64
+		for _, n := range st.req.Messages {
+			want = append(want, n.Seq)
+		}
+		if !slices.Equal(got[i], want) {
+			t.Errorf("%s: after every later request the record reads %v, want %v", st.why, got[i], want)
+		}
+	}
+}
+
+// TestMessageSeqsGrowGeometrically: a history extended one message at a
+// time is copied into a new array only a logarithmic number of times, so
+// the records of n requests cost O(n), not O(n²).
+func TestMessageSeqsGrowGeometrically(t *testing.T) {
+	const n = 10000
+	var m messageSeqs
+	r := &loop.Request{}
+	arrays, last := 0, (*int64)(nil)
+	for i := range n {
+		r.Messages = append(r.Messages, loop.SurfaceNode{Seq: int64(i)})
+		rec := m.of(r)
+		if &rec[0] != last {
+			arrays, last = arrays+1, &rec[0]
+		}
+		if len(rec) != i+1 || rec[i] != int64(i) {
+			t.Fatalf("request %d: record %v…, want seqs 0..%d", i, rec[:min(len(rec), 5)], i)
+		}
+	}
+	if arrays > 20 {
+		t.Errorf("%d requests extending one history used %d arrays, want at most 20 (geometric growth)", n, arrays)
+	}
+}
+
+// BenchmarkLongScenario runs a conversation of many turns, one send and
+// one answer each: time and memory must grow with its length, not with
+// its square (50,000 sends took 24 s and 20 GB before request histories
+// shared their prefixes). -benchmem's B/op over sends is the figure.
+func BenchmarkLongScenario(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, `{"name":"long","maxEvents":%d,"inputs":[`, 20*n)
+		for i := range n {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			fmt.Fprintf(&sb, `{"send":"message %d","atMs":%d}`, i, 10*i)
+		}
+		sb.WriteString(`],"requests":[`)
+		for i := range n {
+			if i > 0 {
+				sb.WriteString(",")
+			}
+			fmt.Fprintf(&sb, `{"text":"answer %d"}`, i)
+		}
+		sb.WriteString("]}")
+		s, err := ParseScenario([]byte(sb.String()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("sends=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if r := Run(s); r.Stopped != "" {
+					b.Fatal(r.Stopped)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/send")
+		})
+	}
+}
