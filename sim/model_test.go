@@ -86,39 +86,52 @@ func TestMessageSeqsGrowGeometrically(t *testing.T) {
 	}
 }
 
-// BenchmarkLongScenario runs a conversation of many turns, one send and
-// one answer each: time and memory must grow with its length, not with
-// its square (50,000 sends took 24 s and 20 GB before request histories
-// shared their prefixes). -benchmem's B/op over sends is the figure.
+// BenchmarkLongScenario runs a conversation of many turns: time and
+// memory must grow with its length, not with its square. "sends" has one
+// send and one answer a turn (50,000 sends took 24 s and 20 GB before
+// request histories shared their prefixes); "retries" fails a turn's
+// first request with SERVER and retries it (the retry executor once read
+// the whole log back for each retry's number). -benchmem's B/op over
+// turns is the figure.
 func BenchmarkLongScenario(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
-		var sb strings.Builder
-		fmt.Fprintf(&sb, `{"name":"long","maxEvents":%d,"inputs":[`, 20*n)
-		for i := range n {
-			if i > 0 {
-				sb.WriteString(",")
-			}
-			fmt.Fprintf(&sb, `{"send":"message %d","atMs":%d}`, i, 10*i)
-		}
-		sb.WriteString(`],"requests":[`)
-		for i := range n {
-			if i > 0 {
-				sb.WriteString(",")
-			}
-			fmt.Fprintf(&sb, `{"text":"answer %d"}`, i)
-		}
-		sb.WriteString("]}")
-		s, err := ParseScenario([]byte(sb.String()))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("sends=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				if r := Run(s); r.Stopped != "" {
-					b.Fatal(r.Stopped)
+	for _, kind := range []string{"sends", "retries"} {
+		for _, n := range []int{1000, 10000} {
+			s := longScenario(b, kind, n)
+			b.Run(fmt.Sprintf("%s=%d", kind, n), func(b *testing.B) {
+				for b.Loop() {
+					if r := Run(s); r.Stopped != "" {
+						b.Fatal(r.Stopped)
+					}
 				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/send")
-		})
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/turn")
+			})
+		}
 	}
+}
+
+func longScenario(b *testing.B, kind string, n int) *Scenario {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `{"name":"long","maxEvents":%d,"retryPolicy":{"mode":"normal","maxRetries":2,"retryableCodes":["SERVER"],"backoff":{"initialDelayMs":25,"maxDelayMs":50,"jitterRatio":0}},"inputs":[`, 40*n)
+	for i := range n {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `{"send":"message %d","atMs":%d}`, i, 1000*i)
+	}
+	sb.WriteString(`],"requests":[`)
+	for i := range n {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		if kind == "retries" {
+			sb.WriteString(`{"fail":{"code":"SERVER","message":"upstream 503","status":503}},`)
+		}
+		fmt.Fprintf(&sb, `{"text":"answer %d"}`, i)
+	}
+	sb.WriteString("]}")
+	s, err := ParseScenario([]byte(sb.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
 }

@@ -155,13 +155,21 @@ func Duration(ms float64) time.Duration {
 }
 
 // latestRetry is the most recent llm/retry of the same turn, step,
-// provider and policy key.
+// provider and policy key. DSH reads the whole log back; the search stops
+// at the turn's own turn/start, before which no event of the turn stands,
+// so that a long session's retries do not cost the square of its length.
 func latestRetry(log *session.Log, turn, step int, provider, key string) *session.LLMRetry {
 	events := log.Events()
 	for i := len(events) - 1; i >= 0; i-- {
-		r, ok := events[i].Data.(*session.LLMRetry)
-		if ok && r.Turn == turn && r.Step == step && r.Provider == provider && r.PolicyKey == key {
-			return r
+		switch p := events[i].Data.(type) {
+		case *session.LLMRetry:
+			if p.Turn == turn && p.Step == step && p.Provider == provider && p.PolicyKey == key {
+				return p
+			}
+		case *session.TurnStart:
+			if p.Turn == turn {
+				return nil
+			}
 		}
 	}
 	return nil
