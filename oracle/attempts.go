@@ -25,58 +25,92 @@ func (a *attempt) ended() bool { return a.finish != nil || a.closed }
 // failed reports whether the attempt ended with an error or aborted finish.
 func (a *attempt) failed() bool { return a.finish != nil && a.finish.Failed() }
 
-// segmentation maps every chunk inside a turn to its attempt. Chunks outside
-// any turn are a model-replay script, not attempts: DSH's LLM-replay fixtures
-// list scripted responses that way, after or instead of recorded turns.
-type segmentation struct {
-	attempts []*attempt
-	byIndex  []*attempt // by event index (seq); nil for other events
+// segmenter maps every chunk inside a turn to its attempt, as the events
+// arrive. Chunks outside any turn are a model-replay script, not attempts:
+// DSH's LLM-replay fixtures list scripted responses that way, after or
+// instead of recorded turns.
+//
+// It remembers the chunks of the open turn only: a message cites chunks
+// of its own turn, and what a log's earlier turns held would make memory
+// grow with the log. A chunk is known by its index, which a well-formed
+// log's seq equals.
+type segmenter struct {
+	current map[[2]int]*attempt // (turn, step) → its open or last attempt
+	count   map[[2]int]int
+	inTurn  bool
+	// window holds the attempt of each event since the open turn's
+	// turn/start (nil for events that are not chunks); base is the index
+	// of its first event.
+	window []*attempt
+	base   int64
 }
 
-// chunk is the attempt of the chunk with seq, or nil.
-func (s *segmentation) chunk(seq int64) *attempt {
-	if seq < 0 || seq >= int64(len(s.byIndex)) {
+func newSegmenter() *segmenter {
+	return &segmenter{current: map[[2]int]*attempt{}, count: map[[2]int]int{}}
+}
+
+// add segments the event at index i, and returns the attempt it is a
+// chunk of, if any.
+func (s *segmenter) add(i int64, e *session.Event) *attempt {
+	switch p := e.Data.(type) {
+	case *session.TurnStart:
+		s.inTurn, s.base = true, i
+		clear(s.window)
+		s.window = s.window[:0]
+	case *session.TurnEnd:
+		s.inTurn = false
+	case *session.AssistantMessage:
+		if a := s.current[[2]int{p.Turn, p.Step}]; a != nil && a.finish == nil {
+			a.closed, a.interrupted = true, p.Interrupted
+		}
+	}
+	c, ok := e.Data.(*session.AssistantChunk)
+	if !ok || !s.inTurn {
+		if s.inTurn {
+			s.window = append(s.window, nil)
+		}
 		return nil
 	}
-	return s.byIndex[seq]
+	key := [2]int{c.Turn, c.Step}
+	a := s.current[key]
+	if a == nil || a.ended() {
+		// Room for a typical answer's chunks at once: growing from
+		// empty was a fifth of the oracle's allocations.
+		a = &attempt{turn: c.Turn, step: c.Step, index: s.count[key], finishSeq: -1, chunks: make([]int64, 0, 8)}
+		s.count[key]++
+		s.current[key] = a
+	}
+	a.chunks = append(a.chunks, e.Seq)
+	s.window = append(s.window, a)
+	if c.Chunk.Type == session.ChunkFinish {
+		a.finish = &c.Chunk
+		a.finishSeq = e.Seq
+	}
+	return a
 }
 
-func segment(events []session.Event) *segmentation {
-	s := &segmentation{byIndex: make([]*attempt, len(events))}
-	current := map[[2]int]*attempt{} // (turn, step) → its open or last attempt
-	count := map[[2]int]int{}
-	inTurn := false
-	for i := range events {
-		switch p := events[i].Data.(type) {
-		case *session.TurnStart:
-			inTurn = true
-		case *session.TurnEnd:
-			inTurn = false
-		case *session.AssistantMessage:
-			if a := current[[2]int{p.Turn, p.Step}]; a != nil && a.finish == nil {
-				a.closed, a.interrupted = true, p.Interrupted
-			}
-		}
-		c, ok := events[i].Data.(*session.AssistantChunk)
-		if !ok || !inTurn {
-			continue
-		}
-		key := [2]int{c.Turn, c.Step}
-		a := current[key]
-		if a == nil || a.ended() {
-			// Room for a typical answer's chunks at once: growing from
-			// empty was a fifth of the oracle's allocations.
-			a = &attempt{turn: c.Turn, step: c.Step, index: count[key], finishSeq: -1, chunks: make([]int64, 0, 8)}
-			count[key]++
-			current[key] = a
-			s.attempts = append(s.attempts, a)
-		}
-		a.chunks = append(a.chunks, events[i].Seq)
-		s.byIndex[i] = a
-		if c.Chunk.Type == session.ChunkFinish {
-			a.finish = &c.Chunk
-			a.finishSeq = events[i].Seq
+// chunk is the attempt of the chunk at index seq in the open turn, or nil.
+func (s *segmenter) chunk(seq int64) *attempt {
+	if seq < s.base || seq-s.base >= int64(len(s.window)) {
+		return nil
+	}
+	return s.window[seq-s.base]
+}
+
+// turnEnded forgets the ended turn's steps and keeps of its attempts only
+// their first chunk, which later reports cite.
+func (s *segmenter) turnEnded(turn int) {
+	for _, a := range s.window {
+		if a != nil && len(a.chunks) > 1 {
+			a.chunks = []int64{a.chunks[0]}
 		}
 	}
-	return s
+	clear(s.window)
+	s.window = s.window[:0]
+	for key := range s.current {
+		if key[0] == turn {
+			delete(s.current, key)
+			delete(s.count, key)
+		}
+	}
 }

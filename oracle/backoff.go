@@ -7,62 +7,109 @@ import (
 	"github.com/turnsim/turnsim/loop/session"
 )
 
-// checkBackoff checks each llm/retry's delay against the formula's bounds
-// for the policy its policyKey names (or the provider's Retry-After), and
-// the wait before its retry started: with run facts (exact virtual times)
+// backoff checks each llm/retry's delay against the formula's bounds for
+// the policy its policyKey names (or the provider's Retry-After), and the
+// wait before its retry started: with run facts (exact virtual times)
 // exactly delayMs; in a real log, whose clock fires timers late but never
 // early, not less than delayMs (to the whole millisecond). Logs whose
-// times were normalized away (DSH's fixtures, all 0) carry no wait.
-func checkBackoff(events []session.Event, facts *Facts) []Violation {
-	r := &reporter{id: BackoffHonoured}
-	exact := facts != nil && len(facts.TimeNs) == len(events)
-	timed := exact
-	if !timed {
-		for i := range events {
-			if events[i].Time != 0 {
-				timed = true
-				break
-			}
-		}
+// times were normalized away (DSH's fixtures, all 0) carry no wait: a
+// wait that is too short counts only if some event of the log has a time.
+type backoff struct {
+	reporter
+	// timeNs are the run's exact virtual times, by index; nil for a log
+	// that has only its own millisecond times.
+	timeNs []int64
+	timed  bool
+	// pending are the retries not started yet, by chain and number.
+	pending map[retryRef][]pendingRetry
+	// early are the waits too short found while every time so far was
+	// 0: they count only if the log turns out timed. Kept as the few
+	// numbers that make the report, since an untimed log has one per
+	// retry.
+	early []earlyStart
+}
+
+// earlyStart is a retry started before its delay in a log whose times
+// were all 0 up to its start: it waited 0 ms.
+type earlyStart struct {
+	turn, step    int
+	seq, startSeq int64
+	retry         int
+	delayMs       float64
+}
+
+type pendingRetry struct {
+	index      int64
+	seq, time  int64
+	turn, step int
+	retry      int
+	delayMs    float64
+}
+
+func newBackoff(timeNs []int64) *backoff {
+	return &backoff{reporter: reporter{id: BackoffHonoured}, timeNs: timeNs, timed: timeNs != nil, pending: map[retryRef][]pendingRetry{}}
+}
+
+// event checks the event at index i.
+func (b *backoff) event(i int64, e *session.Event) {
+	if e.Time != 0 {
+		b.timed = true
 	}
-	for i := range events {
-		p, ok := events[i].Data.(*session.LLMRetry)
-		if !ok {
-			continue
-		}
+	switch p := e.Data.(type) {
+	case *session.LLMRetry:
 		pol, err := parsePolicyKey(p.PolicyKey)
 		if err != nil {
-			continue // log-well-formed's business
+			return // log-well-formed's business
 		}
-		seq := events[i].Seq
 		if ra := p.Failure.ProviderRetryAfterMs; ra != nil && *ra > 0 && *ra <= pol.max {
 			if p.DelayMs != *ra {
-				r.add(p.Turn, p.Step, []int64{seq}, "delayMs %v, but the provider's Retry-After %v is within the cap and is used exactly", p.DelayMs, *ra)
+				b.add(p.Turn, p.Step, []int64{e.Seq}, "delayMs %v, but the provider's Retry-After %v is within the cap and is used exactly", p.DelayMs, *ra)
 			}
 		} else if lo, hi := delayBounds(pol, p.Retry); p.DelayMs < lo || p.DelayMs > hi {
-			r.add(p.Turn, p.Step, []int64{seq}, "delayMs %v is outside [%v, %v], what %s allows for retry %d", p.DelayMs, lo, hi, p.PolicyKey, p.Retry)
+			b.add(p.Turn, p.Step, []int64{e.Seq}, "delayMs %v is outside [%v, %v], what %s allows for retry %d", p.DelayMs, lo, hi, p.PolicyKey, p.Retry)
 		}
-		for j := i + 1; j < len(events); j++ {
-			st, ok := events[j].Data.(*session.LLMRetryStarted)
-			if !ok || st.RetryID != p.RetryID || st.Retry != p.Retry {
-				continue
-			}
-			switch {
-			case !timed:
-			case exact:
-				waited := facts.TimeNs[j] - facts.TimeNs[i]
-				if want := int64(math.Round(p.DelayMs * 1e6)); waited != want {
-					r.add(p.Turn, p.Step, []int64{seq, events[j].Seq}, "retry %d started %v ns after its llm/retry, want exactly %v ns (delayMs %v)", p.Retry, waited, want, p.DelayMs)
-				}
-			default:
-				if waited := float64(events[j].Time - events[i].Time); waited < math.Floor(p.DelayMs)-1 {
-					r.add(p.Turn, p.Step, []int64{seq, events[j].Seq}, "retry %d started %v ms after its llm/retry, before its delay of %v ms", p.Retry, waited, p.DelayMs)
-				}
-			}
-			break
+		ref := retryRef{p.RetryID, p.Retry}
+		b.pending[ref] = append(b.pending[ref], pendingRetry{index: i, seq: e.Seq, time: e.Time, turn: p.Turn, step: p.Step, retry: p.Retry, delayMs: p.DelayMs})
+	case *session.LLMRetryStarted:
+		ref := retryRef{p.RetryID, p.Retry}
+		for _, r := range b.pending[ref] {
+			b.waited(r, i, e)
+		}
+		delete(b.pending, ref)
+	}
+}
+
+// waited checks the wait between a retry and its start at index j.
+func (b *backoff) waited(r pendingRetry, j int64, started *session.Event) {
+	if b.timeNs != nil {
+		waited := b.timeNs[j] - b.timeNs[r.index]
+		if want := int64(math.Round(r.delayMs * 1e6)); waited != want {
+			b.add(r.turn, r.step, []int64{r.seq, started.Seq}, "retry %d started %v ns after its llm/retry, want exactly %v ns (delayMs %v)", r.retry, waited, want, r.delayMs)
+		}
+		return
+	}
+	if waited := float64(started.Time - r.time); waited < math.Floor(r.delayMs)-1 {
+		if !b.timed {
+			b.early = append(b.early, earlyStart{r.turn, r.step, r.seq, started.Seq, r.retry, r.delayMs})
+			return
+		}
+		b.reportEarly(earlyStart{r.turn, r.step, r.seq, started.Seq, r.retry, r.delayMs}, waited)
+	}
+}
+
+func (b *backoff) reportEarly(s earlyStart, waited float64) {
+	b.add(s.turn, s.step, []int64{s.seq, s.startSeq}, "retry %d started %v ms after its llm/retry, before its delay of %v ms", s.retry, waited, s.delayMs)
+}
+
+// done adds the early starts of a log's untimed beginning if the log
+// turned out timed.
+func (b *backoff) done() []Violation {
+	if b.timed {
+		for _, s := range b.early {
+			b.reportEarly(s, 0)
 		}
 	}
-	return r.out
+	return b.out
 }
 
 // delayBounds is what SPEC 3.5 allows for retry n over every random sample
@@ -72,22 +119,20 @@ func delayBounds(p keyPolicy, n int) (lo, hi float64) {
 	return math.Min(exponential*(1-p.ratio), p.max), math.Min(exponential*(1+p.ratio), p.max)
 }
 
-// checkNonRetryable: a normal-mode llm/retry only answers a failure whose
-// code its own policy lists.
-func checkNonRetryable(events []session.Event) []Violation {
-	r := &reporter{id: NonRetryableStaysTerminal}
-	for i := range events {
-		p, ok := events[i].Data.(*session.LLMRetry)
-		if !ok || p.Mode != "normal" {
-			continue
-		}
-		pol, err := parsePolicyKey(p.PolicyKey)
-		if err != nil {
-			continue
-		}
-		if !slices.Contains(pol.codes, p.Failure.Code) {
-			r.add(p.Turn, p.Step, []int64{events[i].Seq}, "a normal-mode policy retried %s, which its retryable codes %v do not list", p.Failure.Code, pol.codes)
-		}
+// nonRetryable: a normal-mode llm/retry only answers a failure whose code
+// its own policy lists.
+type nonRetryable struct{ reporter }
+
+func (n *nonRetryable) event(e *session.Event) {
+	p, ok := e.Data.(*session.LLMRetry)
+	if !ok || p.Mode != "normal" {
+		return
 	}
-	return r.out
+	pol, err := parsePolicyKey(p.PolicyKey)
+	if err != nil {
+		return
+	}
+	if !slices.Contains(pol.codes, p.Failure.Code) {
+		n.add(p.Turn, p.Step, []int64{e.Seq}, "a normal-mode policy retried %s, which its retryable codes %v do not list", p.Failure.Code, pol.codes)
+	}
 }

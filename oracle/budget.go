@@ -15,42 +15,58 @@ type budgetChain struct {
 	firstSeq int64
 }
 
-func checkRetryBudget(events []session.Event) []Violation {
-	r := &reporter{id: RetryBudget}
-	chains := map[budgetKey]*budgetChain{}
-	owner := map[string]budgetKey{} // retryId → the chain that used it first
-	for i := range events {
-		p, ok := events[i].Data.(*session.LLMRetry)
-		if !ok {
-			continue
-		}
-		seq := events[i].Seq
-		key := budgetKey{p.Turn, p.Step, p.Provider, p.PolicyKey}
-		c := chains[key]
-		prev := 0
-		if c != nil {
-			prev = c.last
-		}
-		if p.Retry != prev+1 {
-			r.add(p.Turn, p.Step, witness(c, seq), "llm/retry number %d must equal provider policy retry %d (the previous same-key retry was %d)", p.Retry, prev+1, prev)
-		}
-		if p.Mode == "normal" && p.MaxRetries != nil && p.Retry > *p.MaxRetries {
-			r.add(p.Turn, p.Step, []int64{seq}, "retry %d exceeds maxRetries %d", p.Retry, *p.MaxRetries)
-		}
-		if c != nil {
-			if p.RetryID != c.id {
-				r.add(p.Turn, p.Step, []int64{c.firstSeq, seq}, "retry %d changes the chain's retryId from %s to %s", p.Retry, c.id, p.RetryID)
-			}
-			c.last = p.Retry
-			continue
-		}
-		if k, used := owner[p.RetryID]; used && k != key {
-			r.add(p.Turn, p.Step, []int64{seq}, "a new chain reuses retryId %s of an earlier chain (turn %d step %d)", p.RetryID, k.turn, k.step)
-		}
-		owner[p.RetryID] = key
-		chains[key] = &budgetChain{id: p.RetryID, last: p.Retry, firstSeq: seq}
+// retryBudget follows every retry chain's numbering and identity.
+type retryBudget struct {
+	reporter
+	chains map[budgetKey]*budgetChain
+	owner  map[string]budgetKey // retryId → the chain that used it first
+	// names keeps one copy of each provider and policy key: every chain's
+	// owner entry names one, and a log has few.
+	names map[string]string
+}
+
+func newRetryBudget() *retryBudget {
+	return &retryBudget{reporter: reporter{id: RetryBudget}, chains: map[budgetKey]*budgetChain{}, owner: map[string]budgetKey{}, names: map[string]string{}}
+}
+
+func (b *retryBudget) event(e *session.Event) {
+	p, ok := e.Data.(*session.LLMRetry)
+	if !ok {
+		return
 	}
-	return r.out
+	seq := e.Seq
+	key := budgetKey{p.Turn, p.Step, b.name(p.Provider), b.name(p.PolicyKey)}
+	c := b.chains[key]
+	prev := 0
+	if c != nil {
+		prev = c.last
+	}
+	if p.Retry != prev+1 {
+		b.add(p.Turn, p.Step, witness(c, seq), "llm/retry number %d must equal provider policy retry %d (the previous same-key retry was %d)", p.Retry, prev+1, prev)
+	}
+	if p.Mode == "normal" && p.MaxRetries != nil && p.Retry > *p.MaxRetries {
+		b.add(p.Turn, p.Step, []int64{seq}, "retry %d exceeds maxRetries %d", p.Retry, *p.MaxRetries)
+	}
+	if c != nil {
+		if p.RetryID != c.id {
+			b.add(p.Turn, p.Step, []int64{c.firstSeq, seq}, "retry %d changes the chain's retryId from %s to %s", p.Retry, c.id, p.RetryID)
+		}
+		c.last = p.Retry
+		return
+	}
+	if k, used := b.owner[p.RetryID]; used && k != key {
+		b.add(p.Turn, p.Step, []int64{seq}, "a new chain reuses retryId %s of an earlier chain (turn %d step %d)", p.RetryID, k.turn, k.step)
+	}
+	b.owner[p.RetryID] = key
+	b.chains[key] = &budgetChain{id: p.RetryID, last: p.Retry, firstSeq: seq}
+}
+
+func (b *retryBudget) name(s string) string {
+	if kept, ok := b.names[s]; ok {
+		return kept
+	}
+	b.names[s] = s
+	return s
 }
 
 func witness(c *budgetChain, seq int64) []int64 {
@@ -58,4 +74,15 @@ func witness(c *budgetChain, seq int64) []int64 {
 		return []int64{seq}
 	}
 	return []int64{c.firstSeq, seq}
+}
+
+// turnEnded forgets the ended turn's chains: a later retry of that turn
+// stands outside its step, which log-well-formed reports. Retry ids stay
+// known, since a later chain must not reuse one.
+func (b *retryBudget) turnEnded(turn int) {
+	for key := range b.chains {
+		if key.turn == turn {
+			delete(b.chains, key)
+		}
+	}
 }

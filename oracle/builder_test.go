@@ -9,14 +9,30 @@ import (
 )
 
 // logBuilder writes a v1 log in the implied layout, one event per line, so a
-// line's index is its seq.
-type logBuilder struct{ lines []string }
+// line's index is its seq. base is the seq of lines[0], for a log written
+// out in parts (see flush).
+type logBuilder struct {
+	lines []string
+	base  int64
+}
 
 func newLog() *logBuilder { return &logBuilder{} }
 
 func (b *logBuilder) add(format string, args ...any) int64 {
 	b.lines = append(b.lines, fmt.Sprintf(format, args...))
-	return int64(len(b.lines) - 1)
+	return b.base + int64(len(b.lines)-1)
+}
+
+// flush appends the lines written so far to buf and forgets them; seqs go
+// on from where they were.
+func (b *logBuilder) flush(buf []byte) []byte {
+	for _, l := range b.lines {
+		buf = append(buf, l...)
+		buf = append(buf, '\n')
+	}
+	b.base += int64(len(b.lines))
+	b.lines = b.lines[:0]
+	return buf
 }
 
 func (b *logBuilder) turnStart(turn int) int64 {

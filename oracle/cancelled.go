@@ -17,53 +17,58 @@ type cancelMark struct {
 	interrupted bool // an interrupted message (else an aborted finish)
 }
 
-func checkCancelled(events []session.Event, s *segmentation) []Violation {
-	r := &reporter{id: CancelledTurnNeverRetries}
-	marks := map[int]*cancelMark{} // turn → first evidence of cancellation
-	reported := map[int]bool{}
-	for i := range events {
-		e := &events[i]
-		switch p := e.Data.(type) {
-		case *session.AssistantMessage:
-			if p.Interrupted && marks[p.Turn] == nil {
-				marks[p.Turn] = &cancelMark{seq: e.Seq, interrupted: true}
-				continue
-			}
-		case *session.AssistantChunk:
-			if p.Chunk.Type == session.ChunkFinish && p.Chunk.Reason.Kind == session.FinishAborted && marks[p.Turn] == nil {
-				marks[p.Turn] = &cancelMark{seq: e.Seq}
-				continue
-			}
-		case *session.TurnEnd:
-			if m := marks[p.Turn]; m != nil && m.interrupted && p.Reason.Kind != session.EndAborted && p.Reason.Kind != session.EndInterrupted {
-				r.add(p.Turn, 0, []int64{m.seq, e.Seq}, "turn %d was interrupted by a cancel but ends %s, not aborted", p.Turn, p.Reason.Kind)
-			}
-			delete(marks, p.Turn)
-			delete(reported, p.Turn)
-			continue
+type cancelled struct {
+	reporter
+	marks    map[int]*cancelMark // turn → first evidence of cancellation
+	reported map[int]bool
+}
+
+func newCancelled() *cancelled {
+	return &cancelled{reporter: reporter{id: CancelledTurnNeverRetries}, marks: map[int]*cancelMark{}, reported: map[int]bool{}}
+}
+
+// event checks an event; a is its attempt when it is a chunk of one.
+func (c *cancelled) event(e *session.Event, a *attempt) {
+	switch p := e.Data.(type) {
+	case *session.AssistantMessage:
+		if p.Interrupted && c.marks[p.Turn] == nil {
+			c.marks[p.Turn] = &cancelMark{seq: e.Seq, interrupted: true}
+			return
 		}
-		turn, step, what := attemptLike(e, s)
-		if what == "" {
-			continue
+	case *session.AssistantChunk:
+		if p.Chunk.Type == session.ChunkFinish && p.Chunk.Reason.Kind == session.FinishAborted && c.marks[p.Turn] == nil {
+			c.marks[p.Turn] = &cancelMark{seq: e.Seq}
+			return
 		}
-		if m := marks[turn]; m != nil && !reported[turn] {
-			reported[turn] = true
-			cause := "an aborted finish"
-			if m.interrupted {
-				cause = "an interrupted message"
-			}
-			r.add(turn, step, []int64{m.seq, e.Seq}, "%s after %s in turn %d: a cancelled turn never retries", what, cause, turn)
+	case *session.TurnEnd:
+		if m := c.marks[p.Turn]; m != nil && m.interrupted && p.Reason.Kind != session.EndAborted && p.Reason.Kind != session.EndInterrupted {
+			c.add(p.Turn, 0, []int64{m.seq, e.Seq}, "turn %d was interrupted by a cancel but ends %s, not aborted", p.Turn, p.Reason.Kind)
 		}
+		delete(c.marks, p.Turn)
+		delete(c.reported, p.Turn)
+		return
 	}
-	return r.out
+	turn, step, what := attemptLike(e, a != nil && a.chunks[0] == e.Seq)
+	if what == "" {
+		return
+	}
+	if m := c.marks[turn]; m != nil && !c.reported[turn] {
+		c.reported[turn] = true
+		cause := "an aborted finish"
+		if m.interrupted {
+			cause = "an interrupted message"
+		}
+		c.add(turn, step, []int64{m.seq, e.Seq}, "%s after %s in turn %d: a cancelled turn never retries", what, cause, turn)
+	}
 }
 
 // attemptLike says whether an event is new work in its turn: a new attempt,
-// a retry record, a compaction, a new step or a tool call.
-func attemptLike(e *session.Event, s *segmentation) (turn, step int, what string) {
+// a retry record, a compaction, a new step or a tool call. firstChunk
+// says whether the event is the first chunk of an attempt.
+func attemptLike(e *session.Event, firstChunk bool) (turn, step int, what string) {
 	switch p := e.Data.(type) {
 	case *session.AssistantChunk:
-		if a := s.chunk(e.Seq); a != nil && a.chunks[0] == e.Seq {
+		if firstChunk {
 			return p.Turn, p.Step, "a new attempt"
 		}
 	case *session.LLMRetry:

@@ -101,29 +101,129 @@ type Options struct {
 // the violations ordered by invariant (as in Invariants), then by first
 // witness seq.
 func Check(events []session.Event, opts Options) []Violation {
-	if opts.Derive == nil {
-		opts.Derive = view.Derive
+	var full *view.Nodes
+	if opts.Derive != nil {
+		nodes := opts.Derive(events)
+		full = &nodes
 	}
-	s := segment(events)
+	var timeNs []int64
+	if f := opts.Facts; f != nil && len(f.TimeNs) == len(events) {
+		timeNs = f.TimeNs
+	}
+	st := newStream(opts, full, timeNs)
+	var firstChunks []bool // for the run-facts checks: each attempt's first chunk
+	if opts.Facts != nil {
+		firstChunks = make([]bool, len(events))
+		st.onAttempt = func(i int64) { firstChunks[i] = true }
+	}
+	for i := range events {
+		st.Add(&events[i])
+	}
+	out := st.violations()
+	if f := opts.Facts; f != nil {
+		out = append(out, checkOverflowBounded(events, f)...)
+		out = append(out, checkTerminates(events, f)...)
+		out = append(out, checkCancelledExact(events, f, firstChunks)...)
+		out = append(out, checkRequestsAfterCancel(f)...)
+		out = append(out, checkSettledRetries(f)...)
+		out = append(out, checkNoLostInput(events, f)...)
+		out = append(out, checkInputsReachRequests(events, f)...)
+		if f.Panic != "" {
+			out = append(out, Violation{Invariant: SUTPanic, Seqs: []int64{int64(len(events)) - 1}, Message: f.Panic})
+		}
+	}
+	return sortViolations(out)
+}
+
+// Stream checks a log as it is read, event by event, against the
+// log-level invariants (a real log's: no run facts) and the default view.
+// It keeps what the open turn needs and the indexes that span turns (retry
+// ids, the surface's seqs, unstarted retries), never the log: a log of any
+// length is checked in memory proportional to its largest turn.
+type Stream struct {
+	n            int64 // events added
+	seg          *segmenter
+	wellFormed   *wellFormed
+	budget       *retryBudget
+	handled      *handledFailure
+	cancelled    *cancelled
+	history      *history
+	rendering    *rendering
+	backoff      *backoff
+	nonRetryable *nonRetryable
+	// onAttempt, if set, hears of the index of each attempt's first chunk.
+	onAttempt func(i int64)
+}
+
+// NewStream is a Stream that has seen no event. Of opts only Strict
+// applies: a stream checks a real log against the default view.
+func NewStream(opts Options) *Stream {
+	return newStream(Options{Strict: opts.Strict}, nil, nil)
+}
+
+func newStream(opts Options, full *view.Nodes, timeNs []int64) *Stream {
+	derive := opts.Derive
+	if derive == nil {
+		derive = view.Derive
+	}
+	return &Stream{
+		seg:          newSegmenter(),
+		wellFormed:   newWellFormed(opts.Strict),
+		budget:       newRetryBudget(),
+		handled:      newHandledFailure(),
+		cancelled:    newCancelled(),
+		history:      newHistory(),
+		rendering:    newRendering(derive, full),
+		backoff:      newBackoff(timeNs),
+		nonRetryable: &nonRetryable{reporter{id: NonRetryableStaysTerminal}},
+	}
+}
+
+// Add checks the next event of the log. The stream keeps a copy of the
+// event while its turn is open, never a pointer to it.
+func (s *Stream) Add(e *session.Event) {
+	i := s.n
+	s.n++
+	a := s.seg.add(i, e)
+	if a != nil && s.onAttempt != nil && a.chunks[0] == e.Seq {
+		s.onAttempt(i)
+	}
+	s.wellFormed.event(i, e)
+	s.budget.event(e)
+	s.handled.event(e, a)
+	s.cancelled.event(e, a)
+	s.history.event(e, s.seg)
+	s.rendering.event(i, e)
+	s.backoff.event(i, e)
+	s.nonRetryable.event(e)
+	if p, ok := e.Data.(*session.TurnEnd); ok {
+		s.seg.turnEnded(p.Turn)
+		s.wellFormed.turnEnded(p.Turn)
+		s.budget.turnEnded(p.Turn)
+		s.handled.turnEnded(p.Turn)
+		s.history.turnEnded(p.Turn)
+	}
+}
+
+// Finish checks the end of the log and returns the violations, ordered as
+// Check orders them.
+func (s *Stream) Finish() []Violation { return sortViolations(s.violations()) }
+
+// violations are the reports of every check, in the order of Invariants.
+func (s *Stream) violations() []Violation {
 	var out []Violation
-	out = append(out, checkWellFormed(events, opts.Strict)...)
-	out = append(out, checkRetryBudget(events)...)
-	out = append(out, checkHandledFailure(events, s)...)
-	out = append(out, checkCancelled(events, s)...)
-	out = append(out, checkHistory(events, s)...)
-	out = append(out, checkRendering(events, opts.Derive)...)
-	out = append(out, checkBackoff(events, opts.Facts)...)
-	out = append(out, checkNonRetryable(events)...)
-	out = append(out, checkOverflowBounded(events, opts.Facts)...)
-	out = append(out, checkTerminates(events, opts.Facts)...)
-	out = append(out, checkCancelledExact(events, opts.Facts, s)...)
-	out = append(out, checkRequestsAfterCancel(opts.Facts)...)
-	out = append(out, checkSettledRetries(opts.Facts)...)
-	out = append(out, checkNoLostInput(events, opts.Facts)...)
-	out = append(out, checkInputsReachRequests(events, opts.Facts)...)
-	if f := opts.Facts; f != nil && f.Panic != "" {
-		out = append(out, Violation{Invariant: SUTPanic, Seqs: []int64{int64(len(events)) - 1}, Message: f.Panic})
-	}
+	out = append(out, s.wellFormed.done(s.n)...)
+	out = append(out, s.budget.out...)
+	out = append(out, s.handled.out...)
+	out = append(out, s.cancelled.out...)
+	out = append(out, s.history.out...)
+	out = append(out, s.rendering.out...)
+	out = append(out, s.backoff.done()...)
+	out = append(out, s.nonRetryable.out...)
+	return out
+}
+
+func sortViolations(out []Violation) []Violation {
 	slices.SortStableFunc(out, func(a, b Violation) int {
 		if d := invariantOrder(a.Invariant) - invariantOrder(b.Invariant); d != 0 {
 			return d

@@ -7,8 +7,8 @@ import (
 	"github.com/turnsim/turnsim/loop/view"
 )
 
-// checkRendering derives the view of the full log and of the tail windows
-// that contain each error turn/end, and checks the turn-error node of each.
+// rendering derives the view of the full log and of the tail windows that
+// contain each error turn/end, and checks the turn-error node of each.
 //
 // A tail window is a suffix of the log as it stood when the turn/end was
 // appended (what a client that loaded the session's tail saw then), so it
@@ -18,54 +18,125 @@ import (
 // end and the turn's last located step, and a chunk is always followed
 // inside the turn by a step/end or message that locates the turn again, so
 // windows that begin at chunks derive what their neighbours derive.
-func checkRendering(events []session.Event, derive func([]session.Event) view.Nodes) []Violation {
-	r := &reporter{id: ExhaustedTurnRendersError}
-	full := derive(events)
-	turnStart := map[int]int{}         // turn → index of its turn/start
-	chainsOfTurn := map[int][]string{} // turn → retryIds of its chains, in order
-	for i := range events {
-		e := &events[i]
-		switch p := e.Data.(type) {
-		case *session.TurnStart:
-			turnStart[p.Turn] = i
-		case *session.LLMRetry:
-			if p.Retry == 1 && p.RetryID != "" {
-				chainsOfTurn[p.Turn] = append(chainsOfTurn[p.Turn], p.RetryID)
-			}
-		case *session.TurnEnd:
-			if p.Reason.Kind != session.EndError || p.Reason.Error == nil {
-				continue
-			}
-			want := view.TurnError{Seq: e.Seq, Turn: p.Turn, Message: view.DisplayFailureMessage(p.Reason.Error), Code: p.Reason.Error.Code}
-			if !hasTurnError(r, full, want, "the full log") {
-				continue
-			}
-			checkRetryRows(r, full, e.Seq, p.Turn, chainsOfTurn[p.Turn])
-			start, ok := turnStart[p.Turn]
-			if !ok {
-				start = 0
-			}
-			for w := start; w <= i; w++ {
-				if w != i && w != start {
-					if _, chunk := events[w].Data.(*session.AssistantChunk); chunk {
-						continue
-					}
-				}
-				if w == 0 {
-					continue // the full log, checked above
-				}
-				if !hasTurnError(r, derive(events[w:i+1]), want, "the tail window from seq "+strconv.FormatInt(events[w].Seq, 10)) {
-					break // one report per turn is enough
-				}
-			}
+//
+// The full log's nodes come from a view.Deriver fed as the log is read:
+// a turn-error node and a chain's row are made by events up to the
+// turn/end, so the full log's node of a turn/end is known at it. A view
+// under test (Options.Derive) derives the whole log first instead.
+type rendering struct {
+	reporter
+	derive func([]session.Event) view.Nodes
+	// Either full, the view under test's nodes of the whole log, or
+	// deriver, following the log.
+	full    *view.Nodes
+	deriver *view.Deriver
+	// turn holds the open turn's events, from its turn/start: the tail
+	// windows of its end.
+	turn         []session.Event
+	turnBase     int64            // the index of turn[0]
+	chainsOfTurn map[int][]string // turn → retryIds of its chains, in order
+}
+
+func newRendering(derive func([]session.Event) view.Nodes, full *view.Nodes) *rendering {
+	r := &rendering{reporter: reporter{id: ExhaustedTurnRendersError}, derive: derive, full: full, chainsOfTurn: map[int][]string{}}
+	if full == nil {
+		r.deriver = view.NewDeriver()
+	}
+	return r
+}
+
+// event follows the event at index i.
+func (r *rendering) event(i int64, e *session.Event) {
+	var made *view.TurnError
+	if r.deriver != nil {
+		made = r.deriver.Add(e)
+	}
+	switch p := e.Data.(type) {
+	case *session.TurnStart:
+		clear(r.turn)
+		r.turn, r.turnBase = append(r.turn[:0], *e), i
+		return
+	case *session.LLMRetry:
+		if p.Retry == 1 && p.RetryID != "" {
+			r.chainsOfTurn[p.Turn] = append(r.chainsOfTurn[p.Turn], p.RetryID)
+		}
+	case *session.TurnEnd:
+		if len(r.turn) == 0 {
+			r.turnBase = i
+		}
+		r.turn = append(r.turn, *e)
+		r.turnEnd(e, p, made)
+		clear(r.turn)
+		r.turn = r.turn[:0]
+		delete(r.chainsOfTurn, p.Turn)
+		if r.deriver != nil {
+			r.deriver.Settle(p.Turn)
+		}
+		return
+	}
+	if len(r.turn) > 0 {
+		r.turn = append(r.turn, *e)
+	}
+}
+
+func (r *rendering) turnEnd(e *session.Event, p *session.TurnEnd, made *view.TurnError) {
+	if p.Reason.Kind != session.EndError || p.Reason.Error == nil {
+		return
+	}
+	want := view.TurnError{Seq: e.Seq, Turn: p.Turn, Message: view.DisplayFailureMessage(p.Reason.Error), Code: p.Reason.Error.Code}
+	var ok bool
+	if r.full != nil {
+		ok = hasTurnError(&r.reporter, r.full.TurnErrors, want, "the full log")
+	} else {
+		var made1 []view.TurnError
+		if made != nil {
+			made1 = []view.TurnError{*made}
+		}
+		ok = hasTurnError(&r.reporter, made1, want, "the full log")
+	}
+	if !ok {
+		return
+	}
+	for _, id := range r.chainsOfTurn[p.Turn] {
+		if !r.hasChain(id) {
+			r.add(p.Turn, 0, []int64{e.Seq}, "turn %d retried (chain %s) but the view derives no model-retry row beside its error", p.Turn, id)
 		}
 	}
-	return r.out
+	// The windows: r.turn begins at the turn's start when it is open
+	// (else it holds the turn/end alone), and the first event of a log
+	// is the full log, checked above.
+	last := len(r.turn) - 1
+	for w := 0; w <= last; w++ {
+		if w != last && w != 0 {
+			if _, chunk := r.turn[w].Data.(*session.AssistantChunk); chunk {
+				continue
+			}
+		}
+		if r.turnBase+int64(w) == 0 {
+			continue
+		}
+		nodes := r.derive(r.turn[w:])
+		if !hasTurnError(&r.reporter, nodes.TurnErrors, want, "the tail window from seq "+strconv.FormatInt(r.turn[w].Seq, 10)) {
+			break // one report per turn is enough
+		}
+	}
+}
+
+func (r *rendering) hasChain(id string) bool {
+	if r.full == nil {
+		return r.deriver.HasChain(id)
+	}
+	for _, n := range r.full.ModelRetries {
+		if n.RetryID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // hasTurnError reports a missing or wrong node.
-func hasTurnError(r *reporter, nodes view.Nodes, want view.TurnError, where string) bool {
-	for _, n := range nodes.TurnErrors {
+func hasTurnError(r *reporter, nodes []view.TurnError, want view.TurnError, where string) bool {
+	for _, n := range nodes {
 		if n.Seq != want.Seq {
 			continue
 		}
@@ -77,18 +148,4 @@ func hasTurnError(r *reporter, nodes view.Nodes, want view.TurnError, where stri
 	}
 	r.add(want.Turn, 0, []int64{want.Seq}, "turn %d ended with error %s, but %s derives no turn-error node for it", want.Turn, want.Code, where)
 	return false
-}
-
-// checkRetryRows checks that each retry chain of a failed turn renders its
-// row beside the turn-error node.
-func checkRetryRows(r *reporter, nodes view.Nodes, endSeq int64, turn int, chains []string) {
-	for _, id := range chains {
-		found := false
-		for _, n := range nodes.ModelRetries {
-			found = found || n.RetryID == id
-		}
-		if !found {
-			r.add(turn, 0, []int64{endSeq}, "turn %d retried (chain %s) but the view derives no model-retry row beside its error", turn, id)
-		}
-	}
 }

@@ -104,7 +104,7 @@ func checkTerminates(events []session.Event, facts *Facts) []Violation {
 // cancels that landed in it. Which one is first is not always the first
 // applied: a cancel clears the inbox before it aborts (SPEC 2.8), and a
 // cancel made inside that clearing's splice aborts first.
-func checkCancelledExact(events []session.Event, facts *Facts, s *segmentation) []Violation {
+func checkCancelledExact(events []session.Event, facts *Facts, firstChunks []bool) []Violation {
 	r := &reporter{id: CancelledTurnNeverRetries}
 	if facts == nil {
 		return nil
@@ -150,7 +150,7 @@ func checkCancelledExact(events []session.Event, facts *Facts, s *segmentation) 
 		if first == nil || reported {
 			continue
 		}
-		turn, step, what := attemptLike(e, s)
+		turn, step, what := attemptLike(e, firstChunks[i])
 		if _, isCall := e.Data.(*session.ToolCall); isCall && abortedBeforeDispatch(events, i) {
 			what = "" // the synthetic call of a tool cancelled before dispatch
 		}

@@ -268,6 +268,15 @@ func TestViolationsFire(t *testing.T) {
 			b.complete(1, 1)
 		}, []string{oracle.CancelledTurnNeverRetries}},
 
+		{"llm/retry before the attempt's finish: read in order, the attempt has not failed yet", func(b *logBuilder) {
+			*b = *begin()
+			b.text(1, 1, "partial")
+			b.retry(1, 1, "r", 1, "2", "25", "SERVER", "busy")
+			b.fail(1, 1, "SERVER", "busy")
+			b.started(1, 1, "r", 1)
+			b.complete(1, 1)
+		}, []string{oracle.RetryAfterHandledFailure}},
+
 		// failed-attempt-not-in-history
 		{"the success message cites a chunk of the failed attempt", func(b *logBuilder) {
 			*b = *begin()
@@ -280,6 +289,21 @@ func TestViolationsFire(t *testing.T) {
 			b.message(1, 1, false, []int64{failed, c, f})
 			b.stepEnd(1, 1)
 			b.turnEnd(1, completed)
+		}, []string{oracle.FailedAttemptNotInHistory}},
+		{"a message cites a chunk of an earlier turn (each turn is judged alone: a log is read once, turn by turn)", func(b *logBuilder) {
+			*b = *begin()
+			old := b.text(1, 1, "from turn 1")
+			f := b.finish(1, 1, "stop")
+			b.message(1, 1, false, []int64{old, f})
+			b.stepEnd(1, 1)
+			b.turnEnd(1, completed)
+			b.turnStart(2)
+			b.stepStart(2, 1)
+			c := b.text(2, 1, "ok")
+			f = b.finish(2, 1, "stop")
+			b.message(2, 1, false, []int64{old, c, f})
+			b.stepEnd(2, 1)
+			b.turnEnd(2, completed)
 		}, []string{oracle.FailedAttemptNotInHistory}},
 		{"a tool call of the failed attempt runs (fact 3)", func(b *logBuilder) {
 			*b = *begin()

@@ -45,23 +45,37 @@ type wellFormed struct {
 	surface []int64
 }
 
-func checkWellFormed(events []session.Event, strict bool) []Violation {
-	w := &wellFormed{reporter: reporter{id: LogWellFormed}, strict: strict, retries: map[retryRef]*scheduledRetry{}, pendingPrune: -1}
-	for i := range events {
-		e := &events[i]
-		if e.Seq != int64(i) {
-			w.add(w.openTurn, w.openStep, []int64{e.Seq}, "seq %d stands at index %d: seq must equal the event's index", e.Seq, i)
-		}
-		w.followUps(e)
-		w.applySurface(e)
-		w.observe(e)
+func newWellFormed(strict bool) *wellFormed {
+	return &wellFormed{reporter: reporter{id: LogWellFormed}, strict: strict, retries: map[retryRef]*scheduledRetry{}, pendingPrune: -1}
+}
+
+// event checks the event at index i.
+func (w *wellFormed) event(i int64, e *session.Event) {
+	if e.Seq != i {
+		w.add(w.openTurn, w.openStep, []int64{e.Seq}, "seq %d stands at index %d: seq must equal the event's index", e.Seq, i)
 	}
-	end := int64(len(events))
+	w.followUps(e)
+	w.applySurface(e)
+	w.observe(e)
+}
+
+// turnEnded forgets the ended turn's retry schedules: a start after its
+// turn ended has no schedule to pair with, which is reported as such.
+func (w *wellFormed) turnEnded(turn int) {
+	for ref, r := range w.retries {
+		if r.turn == turn {
+			delete(w.retries, ref)
+		}
+	}
+}
+
+// done checks what stays open at the end of a log of n events.
+func (w *wellFormed) done(n int64) []Violation {
 	if w.compaction != nil {
 		w.add(w.openTurn, w.openStep, []int64{w.compaction.startSeq}, "compaction %s is never closed by a compaction/end", w.compaction.id)
 	}
 	if w.openTurn != 0 {
-		w.add(w.openTurn, w.openStep, []int64{end - 1}, "turn %d never ends: the log stops inside it (after a crash, --repair closes it as DSH's loader does)", w.openTurn)
+		w.add(w.openTurn, w.openStep, []int64{n - 1}, "turn %d never ends: the log stops inside it (after a crash, --repair closes it as DSH's loader does)", w.openTurn)
 	}
 	return w.out
 }

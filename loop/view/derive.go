@@ -8,73 +8,124 @@ type chain struct {
 	closed bool // the step or turn of its first llm/retry has closed
 }
 
+// settled stands in for a chain a Deriver let go of: its id stays known,
+// so that a later llm/retry of it still joins no new node.
+var settled = &chain{closed: true}
+
 type turnStep struct{ turn, step int }
 
 // Derive derives the nodes of the given events, which may be a whole log or
 // any tail window of one.
 func Derive(events []session.Event) Nodes {
-	var (
-		nodes    Nodes
-		lastStep = map[int]int{} // turn → the step it was last located at
-		chains   []*chain
-		byID     = map[string]*chain{}
-	)
-	closeChains := func(match func(turnStep) bool) {
-		for _, c := range chains {
-			if !c.closed && match(turnStep{c.node.Turn, c.node.Step}) {
-				c.closed = true
-			}
-		}
-	}
+	d := NewDeriver()
 	for i := range events {
-		e := &events[i]
-		if turn, step, ok := location(e.Data); ok {
-			lastStep[turn] = step
+		d.Add(&events[i])
+	}
+	return d.Nodes()
+}
+
+// Deriver derives nodes one event at a time: Derive over a log read as a
+// stream. Every node is complete when the event that makes it is added,
+// except a chain's view state, which its step's or turn's end settles.
+type Deriver struct {
+	turnErrors []TurnError
+	lastStep   map[int]int // turn → the step it was last located at
+	chains     []*chain
+	byID       map[string]*chain
+}
+
+// NewDeriver is a Deriver that has seen no event.
+func NewDeriver() *Deriver {
+	return &Deriver{lastStep: map[int]int{}, byID: map[string]*chain{}}
+}
+
+// Add derives what one event adds, and returns the turn-error node it
+// makes, if any.
+func (d *Deriver) Add(e *session.Event) *TurnError {
+	if turn, step, ok := location(e.Data); ok {
+		d.lastStep[turn] = step
+	}
+	switch p := e.Data.(type) {
+	case *session.StepEnd:
+		d.closeChains(func(ts turnStep) bool { return ts == turnStep{p.Turn, p.Step} })
+	case *session.TurnEnd:
+		d.closeChains(func(ts turnStep) bool { return ts.turn == p.Turn })
+		if p.Reason.Kind == session.EndError && p.Reason.Error != nil {
+			f := p.Reason.Error
+			d.turnErrors = append(d.turnErrors, TurnError{
+				Seq: e.Seq, Time: e.Time, Turn: p.Turn, Step: d.lastStep[p.Turn],
+				Message: DisplayFailureMessage(f), Code: f.Code,
+			})
+			return &d.turnErrors[len(d.turnErrors)-1]
 		}
-		switch p := e.Data.(type) {
-		case *session.StepEnd:
-			closeChains(func(ts turnStep) bool { return ts == turnStep{p.Turn, p.Step} })
-		case *session.TurnEnd:
-			closeChains(func(ts turnStep) bool { return ts.turn == p.Turn })
-			if p.Reason.Kind == session.EndError && p.Reason.Error != nil {
-				f := p.Reason.Error
-				nodes.TurnErrors = append(nodes.TurnErrors, TurnError{
-					Seq: e.Seq, Time: e.Time, Turn: p.Turn, Step: lastStep[p.Turn],
-					Message: DisplayFailureMessage(f), Code: f.Code,
-				})
-			}
-		case *session.LLMRetry:
-			if p.RetryID == "" {
-				continue // legacy retries without an id have no node
-			}
-			a := RetryAttempt{Seq: e.Seq, Time: e.Time, Retry: p.Retry, MaxRetries: p.MaxRetries,
-				Mode: p.Mode, DelayMs: p.DelayMs, Failure: p.Failure, State: Scheduled}
-			if p.Retry == 1 {
-				c := &chain{node: ModelRetry{Seq: e.Seq, Time: e.Time, RetryID: p.RetryID, Turn: p.Turn, Step: p.Step}}
-				c.node.Attempts = append(c.node.Attempts, a)
-				chains = append(chains, c)
-				byID[p.RetryID] = c
-			} else if c := byID[p.RetryID]; c != nil {
-				c.node.Attempts = append(c.node.Attempts, a)
-			}
-		case *session.LLMRetryStarted:
-			if c := byID[p.RetryID]; c != nil {
-				for j := range c.node.Attempts {
-					if c.node.Attempts[j].Retry == p.Retry {
-						c.node.Attempts[j].State = Started
-					}
+	case *session.LLMRetry:
+		if p.RetryID == "" {
+			return nil // legacy retries without an id have no node
+		}
+		a := RetryAttempt{Seq: e.Seq, Time: e.Time, Retry: p.Retry, MaxRetries: p.MaxRetries,
+			Mode: p.Mode, DelayMs: p.DelayMs, Failure: p.Failure, State: Scheduled}
+		if p.Retry == 1 {
+			c := &chain{node: ModelRetry{Seq: e.Seq, Time: e.Time, RetryID: p.RetryID, Turn: p.Turn, Step: p.Step}}
+			c.node.Attempts = append(c.node.Attempts, a)
+			d.chains = append(d.chains, c)
+			d.byID[p.RetryID] = c
+		} else if c := d.byID[p.RetryID]; c != nil && c != settled {
+			c.node.Attempts = append(c.node.Attempts, a)
+		}
+	case *session.LLMRetryStarted:
+		if c := d.byID[p.RetryID]; c != nil && c != settled {
+			for j := range c.node.Attempts {
+				if c.node.Attempts[j].Retry == p.Retry {
+					c.node.Attempts[j].State = Started
 				}
 			}
 		}
 	}
-	for _, c := range chains {
-		last := &c.node.Attempts[len(c.node.Attempts)-1]
-		if last.State == Scheduled && c.closed {
-			last.State = Cancelled
+	return nil
+}
+
+func (d *Deriver) closeChains(match func(turnStep) bool) {
+	for _, c := range d.chains {
+		if !c.closed && match(turnStep{c.node.Turn, c.node.Step}) {
+			c.closed = true
 		}
-		nodes.ModelRetries = append(nodes.ModelRetries, c.node)
+	}
+}
+
+// HasChain reports whether a chain with this retryId has a node (or had
+// one before Settle).
+func (d *Deriver) HasChain(retryID string) bool { return d.byID[retryID] != nil }
+
+// Nodes are the nodes of the events added so far.
+func (d *Deriver) Nodes() Nodes {
+	nodes := Nodes{TurnErrors: d.turnErrors[:len(d.turnErrors):len(d.turnErrors)]}
+	for _, c := range d.chains {
+		node := c.node
+		if last := node.Attempts[len(node.Attempts)-1]; last.State == Scheduled && c.closed {
+			node.Attempts = append(node.Attempts[:len(node.Attempts)-1:len(node.Attempts)-1], last)
+			node.Attempts[len(node.Attempts)-1].State = Cancelled
+		}
+		nodes.ModelRetries = append(nodes.ModelRetries, node)
 	}
 	return nodes
+}
+
+// Settle lets go of what no later event can change: the turn-error nodes
+// and the closed chains, whose ids stay known. A reader of a long log
+// that looks at each node as it is made keeps then only the open turn's.
+func (d *Deriver) Settle(endedTurn int) {
+	d.turnErrors = d.turnErrors[:0]
+	open := d.chains[:0]
+	for _, c := range d.chains {
+		if c.closed {
+			d.byID[c.node.RetryID] = settled
+			continue
+		}
+		open = append(open, c)
+	}
+	clear(d.chains[len(open):])
+	d.chains = open
+	delete(d.lastStep, endedTurn)
 }
 
 // location is the turn and step an event names, if it names both.

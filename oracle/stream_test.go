@@ -1,0 +1,159 @@
+package oracle_test
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/turnsim/turnsim/internal/sharedlogs"
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/loop/view"
+	"github.com/turnsim/turnsim/oracle"
+)
+
+// streamCheck reads a log event by event into a Stream.
+func streamCheck(t testing.TB, r io.Reader) (events int, vs []oracle.Violation) {
+	t.Helper()
+	rd, err := session.NewReader(r, session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := oracle.NewStream(oracle.Options{})
+	for {
+		e, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Add(&e)
+		events++
+	}
+	return events, st.Finish()
+}
+
+// TestStreamMatchesWholeLogView: a Stream finds what Check finds when
+// Check derives the whole log's view first (Options.Derive): the view a
+// Stream derives as it reads, letting go of each turn's nodes at its end,
+// agrees with the whole log's. Real logs, and the same logs with events
+// dropped, repeated and swapped, so that the violating paths are taken.
+func TestStreamMatchesWholeLogView(t *testing.T) {
+	var logs [][]session.Event
+	dir, files := sharedlogs.Files(t)
+	for _, rel := range files {
+		logs = append(logs, readFile(t, filepath.Join(dir, rel)))
+	}
+	_, heavy, err := session.ReadAll(bytes.NewReader(retryHeavyLog(30)), session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs = append(logs, heavy)
+	rng := rand.New(rand.NewPCG(1, 2))
+	violating := 0
+	for n, events := range logs {
+		variants := [][]session.Event{events}
+		for range 20 {
+			variants = append(variants, perturb(rng, events))
+		}
+		for v, evs := range variants {
+			st := oracle.NewStream(oracle.Options{})
+			for i := range evs {
+				st.Add(&evs[i])
+			}
+			got := st.Finish()
+			want := oracle.Check(evs, oracle.Options{Derive: view.Derive})
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("log %d variant %d: the stream differs from the whole log's view (-want +got):\n%s", n, v, diff)
+			}
+			if len(got) > 0 {
+				violating++
+			}
+		}
+	}
+	if violating < 100 {
+		t.Errorf("only %d perturbed logs had violations: the comparison hardly reached the violating paths", violating)
+	}
+}
+
+// perturb drops, repeats or swaps one to three events.
+func perturb(rng *rand.Rand, events []session.Event) []session.Event {
+	out := append([]session.Event(nil), events...)
+	for range 1 + rng.IntN(3) {
+		if len(out) < 3 {
+			break
+		}
+		i, j := 1+rng.IntN(len(out)-1), 1+rng.IntN(len(out)-1)
+		switch rng.IntN(3) {
+		case 0:
+			out = append(out[:i], out[i+1:]...)
+		case 1:
+			out = append(out[:i+1], out[i:]...)
+		default:
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out
+}
+
+// TestStreamMemoryIsBoundedByTurn: what a Stream keeps grows with the
+// indexes that span turns (retry ids, the surface's seqs), not with the
+// log. Ten times the turns of a retry-heavy log (4.6 KB and 40 events a
+// turn) may cost at most 400 bytes a turn more; holding the events costs
+// several KB a turn.
+func TestStreamMemoryIsBoundedByTurn(t *testing.T) {
+	retained := func(turns int) uint64 {
+		rd, err := session.NewReader(&retryHeavyReader{turns: turns}, session.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := oracle.NewStream(oracle.Options{})
+		for {
+			e, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Add(&e)
+		}
+		rd = nil
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		if vs := st.Finish(); len(vs) > 0 {
+			t.Fatalf("%d turns: %v", turns, vs[0])
+		}
+		runtime.KeepAlive(st)
+		return m.HeapAlloc
+	}
+	small, large := retained(1000), retained(10000)
+	perTurn := (float64(large) - float64(small)) / 9000
+	t.Logf("retained: %d B after 1,000 turns, %d B after 10,000: %.0f B a turn", small, large, perTurn)
+	if perTurn > 400 {
+		t.Errorf("a Stream keeps %.0f B a turn, want at most 400", perTurn)
+	}
+}
+
+// BenchmarkStreamLongLog checks a retry-heavy log of 20,000 turns (92 MB)
+// read as it is written, never held: the figure is events/s, and
+// -benchmem's B/op is what was allocated, not what was kept (see
+// TestStreamMemoryIsBoundedByTurn).
+func BenchmarkStreamLongLog(b *testing.B) {
+	b.ReportAllocs()
+	events := 0
+	for b.Loop() {
+		n, vs := streamCheck(b, &retryHeavyReader{turns: 20000})
+		if len(vs) > 0 {
+			b.Fatal(vs[0])
+		}
+		events += n
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
