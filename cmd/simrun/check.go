@@ -39,13 +39,16 @@ flags:
 
 // checkResult is the outcome of checking one file.
 type checkResult struct {
-	File       string             `json:"file"`
-	Version    int                `json:"version"`
-	Events     int                `json:"events"`
-	TornTail   int                `json:"tornTailLine,omitempty"`
-	Violations []oracle.Violation `json:"violations"`
-	Error      *readError         `json:"error,omitempty"`
-	Nodes      []nodeLine         `json:"nodes,omitempty"`
+	File     string `json:"file"`
+	Version  int    `json:"version"`
+	Events   int    `json:"events"`
+	TornTail int    `json:"tornTailLine,omitempty"`
+	// Interrupted: a signal stopped the reading; what was read is not
+	// judged, since a turn may have been cut.
+	Interrupted bool               `json:"interrupted,omitempty"`
+	Violations  []oracle.Violation `json:"violations"`
+	Error       *readError         `json:"error,omitempty"`
+	Nodes       []nodeLine         `json:"nodes,omitempty"`
 }
 
 type readError struct {
@@ -89,6 +92,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 		res := checkFile(ctx, f, opts)
+		if res.Interrupted {
+			report(stdout, res, opts)
+			break
+		}
 		nFiles++
 		nViolations += len(res.Violations)
 		if res.Error != nil {
@@ -195,8 +202,8 @@ func checkFile(ctx context.Context, path string, opts checkOptions) *checkResult
 	for {
 		// A signal is looked at every 4,096 events: often enough to stop
 		// at once, rarely enough to cost nothing.
-		if res.Events%4096 == 0 && ctx.Err() != nil {
-			res.Error = &readError{Message: fmt.Sprintf("interrupted after %d events", res.Events)}
+		if res.Events%4096 == 0 && res.Events > 0 && ctx.Err() != nil {
+			res.Interrupted = true
 			return res
 		}
 		e, err := rd.Next()
@@ -244,6 +251,8 @@ func report(w io.Writer, res *checkResult, opts checkOptions) {
 		return
 	}
 	switch {
+	case res.Interrupted:
+		fmt.Fprintf(w, "%s: interrupted after %d events, not judged\n", res.File, res.Events)
 	case res.Error != nil && res.Error.Line > 0:
 		fmt.Fprintf(w, "%s:%d: error: %s\n", res.File, res.Error.Line, res.Error.Message)
 	case res.Error != nil:

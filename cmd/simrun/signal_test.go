@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -96,5 +97,29 @@ func TestMergeOfAnInterruptedShard(t *testing.T) {
 	status, out, errOut := simrun("merge", whole, cut)
 	if status != exitInterrupted || !strings.Contains(out, `"interrupted":true`) || !strings.Contains(errOut, "a shard was interrupted") {
 		t.Errorf("exit %d\n%s%s", status, out, errOut)
+	}
+}
+
+// TestCheckInterrupted: check stops between files (and inside a long log)
+// on a signal, prints what it checked and exits 130, never 0.
+func TestCheckInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	logs, _ := filepath.Glob(filepath.Join("..", "..", "examples", "logs", "*.jsonl"))
+	if len(logs) == 0 {
+		t.Fatal("no example logs")
+	}
+	src, _ := filepath.Abs(logs[0])
+	dir := t.TempDir()
+	// Thousands of links to one log: a folder that takes seconds to check.
+	for i := range 20000 {
+		if err := os.Link(src, filepath.Join(dir, fmt.Sprintf("%05d.jsonl", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status, out, errOut := interrupt(t, syscall.SIGINT, "check", dir)
+	if status != exitInterrupted || !strings.Contains(errOut, "simrun check: interrupted after") || !strings.Contains(out, " files, 0 violations, 0 errors") {
+		t.Errorf("exit %d, want 130 with the files checked so far\nstdout tail:\n%s\nstderr:\n%s", status, out[max(0, len(out)-300):], errOut)
 	}
 }
