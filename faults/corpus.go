@@ -130,26 +130,27 @@ func LoadEntry(path string) LoadedEntry {
 		le.Err = err
 		return le
 	}
+	le.Entry, le.Scenario, le.Err = ParseEntry(data)
+	return le
+}
+
+// ParseEntry reads a corpus entry's bytes: the entry and its scenario.
+func ParseEntry(data []byte) (*Entry, *sim.Scenario, error) {
 	var e Entry
 	if err := strictjson.Check(data); err != nil {
-		le.Err = fmt.Errorf("not a corpus entry: %v", err)
-		return le
+		return nil, nil, fmt.Errorf("not a corpus entry: %v", err)
 	}
 	if err := json.Unmarshal(data, &e); err != nil {
-		le.Err = fmt.Errorf("not a corpus entry: %v", strictjson.Describe(err))
-		return le
+		return nil, nil, fmt.Errorf("not a corpus entry: %v", strictjson.Describe(err))
 	}
 	if e.Format != CorpusFormat {
-		le.Err = fmt.Errorf("corpus format %d, but this build reads format %d", e.Format, CorpusFormat)
-		return le
+		return nil, nil, fmt.Errorf("corpus format %d, but this build reads format %d", e.Format, CorpusFormat)
 	}
 	s, err := sim.ParseScenario(e.Scenario)
 	if err != nil {
-		le.Err = fmt.Errorf("its scenario: %v", err)
-		return le
+		return nil, nil, fmt.Errorf("its scenario: %v", err)
 	}
-	le.Entry, le.Scenario = &e, s
-	return le
+	return &e, s, nil
 }
 
 // ParseOverrides reads the overrides of an entry back.

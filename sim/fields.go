@@ -149,13 +149,4 @@ func (o *object) array(key string) ([]json.RawMessage, error) {
 	return items, nil
 }
 
-func describe(raw json.RawMessage) string {
-	s := []rune(strings.TrimSpace(string(raw)))
-	if len(s) > 40 {
-		s = append(s[:37], []rune("...")...)
-	}
-	if len(s) == 0 {
-		return "nothing"
-	}
-	return strictjson.Printable(string(s))
-}
+func describe(raw json.RawMessage) string { return strictjson.Show(raw) }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/turnsim/turnsim/internal/strictjson"
 )
 
 // FuzzParseScenario: the scenario reader never panics on any input, and a
@@ -27,6 +29,9 @@ func FuzzParseScenario(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		s, err := ParseScenario(raw)
 		if err != nil {
+			if why := strictjson.Unreadable(err.Error()); why != "" {
+				t.Fatalf("the message shows %s: %q", why, err.Error())
+			}
 			return
 		}
 		written, err := json.Marshal(s)

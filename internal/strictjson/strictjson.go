@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -272,6 +273,42 @@ func Printable(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// Unreadable says what in an error message a person should not read:
+// unprintable text (raw input bytes) or Go's own names for types; "" when
+// there is nothing. The fuzz targets of the input readers hold every
+// refusal to it.
+func Unreadable(msg string) string {
+	if Printable(msg) != msg {
+		return "unprintable text"
+	}
+	for _, internal := range []string{"Go value", "Go struct", "json: ", "[]string", "[]float64", "[]int", "map[", "interface {"} {
+		if strings.Contains(msg, internal) {
+			return "Go's names (" + internal + ")"
+		}
+	}
+	if name := goTypeName.FindString(msg); name != "" {
+		return "Go's names (" + name + ")"
+	}
+	return ""
+}
+
+// goTypeName is an exported name of one of turnsim's packages, as
+// encoding/json names the type it could not decode into.
+var goTypeName = regexp.MustCompile(`\b(budget|sim|faults|retry|loop|session|oracle|main)\.[A-Z][A-Za-z]*`)
+
+// Show is a piece of input as a message quotes it: trimmed, cut to 40
+// characters and printable; "nothing" when empty.
+func Show(raw []byte) string {
+	s := []rune(strings.TrimSpace(string(raw)))
+	if len(s) > 40 {
+		s = append(s[:37], []rune("...")...)
+	}
+	if len(s) == 0 {
+		return "nothing"
+	}
+	return Printable(string(s))
 }
 
 // Describe is a decoding error of encoding/json as a message a person

@@ -63,8 +63,31 @@ func FuzzCheck(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if Check(data) == nil && !json.Valid(data) {
+		err := Check(data)
+		if err == nil && !json.Valid(data) {
 			t.Fatalf("Check accepted what encoding/json refuses: %q", data)
 		}
+		if err != nil && Unreadable(err.Error()) != "" {
+			t.Fatalf("the message shows %s: %q", Unreadable(err.Error()), err.Error())
+		}
 	})
+}
+
+// TestUnreadable: what the fuzz targets hold every refusal to.
+func TestUnreadable(t *testing.T) {
+	for _, row := range []struct {
+		why, msg string
+		flagged  bool
+	}{
+		{"encoding/json's own wording names a Go type", "json: cannot unmarshal string into Go value of type budget.Distribution", true},
+		{"a type name without the prefix", "latencyMs: want budget.Distribution", true},
+		{"a raw DEL from the input", "must be an object, got \"\x7f\"", true},
+		{"invalid UTF-8 from the input", "got \xff", true},
+		{"input that looks like a package name is input", `line 2, column 28: expected ':' after the key "retry.00000000"`, false},
+		{"a plain sentence", "latencyMs.uniform: want [low, high] with 0 ≤ low ≤ high", false},
+	} {
+		if got := Unreadable(row.msg) != ""; got != row.flagged {
+			t.Errorf("%s: Unreadable(%q) = %q", row.why, row.msg, Unreadable(row.msg))
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package retry
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -63,7 +62,7 @@ func ParsePolicy(raw json.RawMessage) (*loop.RetryPolicy, error) {
 	p := DefaultPolicy()
 	if v, ok := fields["mode"]; ok {
 		if err := json.Unmarshal(v, &p.Mode); err != nil || (p.Mode != loop.ModeNormal && p.Mode != loop.ModeAlways) {
-			return nil, &ConfigError{"mode", fmt.Sprintf(`must be "normal" or "always", got %s`, v)}
+			return nil, &ConfigError{"mode", fmt.Sprintf(`must be "normal" or "always", got %s`, strictjson.Show(v))}
 		}
 	}
 	for _, key := range sortedKeys(fields) {
@@ -77,14 +76,14 @@ func ParsePolicy(raw json.RawMessage) (*loop.RetryPolicy, error) {
 		if v, ok := fields["maxRetries"]; ok {
 			n, err := safeInteger(v)
 			if err != nil || n < 0 {
-				return nil, &ConfigError{"maxRetries", fmt.Sprintf("must be a non-negative safe integer, got %s", v)}
+				return nil, &ConfigError{"maxRetries", fmt.Sprintf("must be a non-negative safe integer, got %s", strictjson.Show(v))}
 			}
 			p.MaxRetries = int(n)
 		}
 		if v, ok := fields["retryableCodes"]; ok {
 			var codes []string
 			if err := json.Unmarshal(v, &codes); err != nil || len(codes) == 0 {
-				return nil, &ConfigError{"retryableCodes", fmt.Sprintf("must be a non-empty array of non-empty strings, got %s", v)}
+				return nil, &ConfigError{"retryableCodes", fmt.Sprintf("must be a non-empty array of non-empty strings, got %s", strictjson.Show(v))}
 			}
 			for i, c := range codes {
 				if c == "" {
@@ -130,14 +129,14 @@ func parseBackoff(raw json.RawMessage, p *loop.RetryPolicy) error {
 		}
 		var f float64
 		if err := json.Unmarshal(v, &f); err != nil {
-			return &ConfigError{"backoff." + key, fmt.Sprintf("must be a number, got %s", v)}
+			return &ConfigError{"backoff." + key, fmt.Sprintf("must be a number, got %s", strictjson.Show(v))}
 		}
 		if key == "jitterRatio" {
 			if !(f >= 0 && f <= 1) {
-				return &ConfigError{"backoff.jitterRatio", fmt.Sprintf("must be in [0,1], got %s", v)}
+				return &ConfigError{"backoff.jitterRatio", fmt.Sprintf("must be in [0,1], got %s", strictjson.Show(v))}
 			}
 		} else if !(f > 0 && f <= maxTimerMs) || math.IsInf(f, 0) {
-			return &ConfigError{"backoff." + key, fmt.Sprintf("must be finite, > 0 and ≤ %d, got %s", maxTimerMs, v)}
+			return &ConfigError{"backoff." + key, fmt.Sprintf("must be finite, > 0 and ≤ %d, got %s", maxTimerMs, strictjson.Show(v))}
 		}
 		*target = f
 	}
@@ -149,7 +148,7 @@ func parseBackoff(raw json.RawMessage, p *loop.RetryPolicy) error {
 func objectKeys(raw json.RawMessage, field string) (map[string]json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return nil, &ConfigError{field, fmt.Sprintf("must be an object, got %.60s", bytes.TrimSpace(raw))}
+		return nil, &ConfigError{field, fmt.Sprintf("must be an object, got %s", strictjson.Show(raw))}
 	}
 	return fields, nil
 }
