@@ -46,7 +46,9 @@ type segmenter struct {
 }
 
 func newSegmenter() *segmenter {
-	return &segmenter{current: map[[2]int]*attempt{}, count: map[[2]int]int{}}
+	// Room for a typical turn's events: the window is reused from turn to
+	// turn.
+	return &segmenter{current: map[[2]int]*attempt{}, count: map[[2]int]int{}, window: make([]*attempt, 0, 64)}
 }
 
 // add segments the event at index i, and returns the attempt it is a

@@ -47,7 +47,7 @@ type pendingRetry struct {
 }
 
 func newBackoff(timeNs []int64) *backoff {
-	return &backoff{reporter: reporter{id: BackoffHonoured}, timeNs: timeNs, timed: timeNs != nil, pending: map[retryRef][]pendingRetry{}}
+	return &backoff{reporter: reporter{id: BackoffHonoured}, timeNs: timeNs, timed: timeNs != nil}
 }
 
 // event checks the event at index i.
@@ -69,6 +69,9 @@ func (b *backoff) event(i int64, e *session.Event) {
 			b.add(p.Turn, p.Step, []int64{e.Seq}, "delayMs %v is outside [%v, %v], what %s allows for retry %d", p.DelayMs, lo, hi, p.PolicyKey, p.Retry)
 		}
 		ref := retryRef{p.RetryID, p.Retry}
+		if b.pending == nil {
+			b.pending = map[retryRef][]pendingRetry{}
+		}
 		b.pending[ref] = append(b.pending[ref], pendingRetry{index: i, seq: e.Seq, time: e.Time, turn: p.Turn, step: p.Step, retry: p.Retry, delayMs: p.DelayMs})
 	case *session.LLMRetryStarted:
 		ref := retryRef{p.RetryID, p.Retry}

@@ -26,13 +26,17 @@ type retryBudget struct {
 }
 
 func newRetryBudget() *retryBudget {
-	return &retryBudget{reporter: reporter{id: RetryBudget}, chains: map[budgetKey]*budgetChain{}, owner: map[string]budgetKey{}, names: map[string]string{}}
+	return &retryBudget{reporter: reporter{id: RetryBudget}}
 }
 
 func (b *retryBudget) event(e *session.Event) {
 	p, ok := e.Data.(*session.LLMRetry)
 	if !ok {
 		return
+	}
+	if b.chains == nil {
+		// Made at the first retry: most runs have none.
+		b.chains, b.owner, b.names = map[budgetKey]*budgetChain{}, map[string]budgetKey{}, map[string]string{}
 	}
 	seq := e.Seq
 	key := budgetKey{p.Turn, p.Step, b.name(p.Provider), b.name(p.PolicyKey)}

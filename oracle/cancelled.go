@@ -24,7 +24,7 @@ type cancelled struct {
 }
 
 func newCancelled() *cancelled {
-	return &cancelled{reporter: reporter{id: CancelledTurnNeverRetries}, marks: map[int]*cancelMark{}, reported: map[int]bool{}}
+	return &cancelled{reporter: reporter{id: CancelledTurnNeverRetries}}
 }
 
 // event checks an event; a is its attempt when it is a chunk of one.
@@ -32,11 +32,13 @@ func (c *cancelled) event(e *session.Event, a *attempt) {
 	switch p := e.Data.(type) {
 	case *session.AssistantMessage:
 		if p.Interrupted && c.marks[p.Turn] == nil {
+			c.mark()
 			c.marks[p.Turn] = &cancelMark{seq: e.Seq, interrupted: true}
 			return
 		}
 	case *session.AssistantChunk:
 		if p.Chunk.Type == session.ChunkFinish && p.Chunk.Reason.Kind == session.FinishAborted && c.marks[p.Turn] == nil {
+			c.mark()
 			c.marks[p.Turn] = &cancelMark{seq: e.Seq}
 			return
 		}
@@ -59,6 +61,14 @@ func (c *cancelled) event(e *session.Event, a *attempt) {
 			cause = "an interrupted message"
 		}
 		c.add(turn, step, []int64{m.seq, e.Seq}, "%s after %s in turn %d: a cancelled turn never retries", what, cause, turn)
+	}
+}
+
+// mark makes the maps at the first evidence of a cancel: most runs have
+// none.
+func (c *cancelled) mark() {
+	if c.marks == nil {
+		c.marks, c.reported = map[int]*cancelMark{}, map[int]bool{}
 	}
 }
 

@@ -111,6 +111,7 @@ func Check(events []session.Event, opts Options) []Violation {
 		timeNs = f.TimeNs
 	}
 	st := newStream(opts, full, timeNs)
+	st.rendering.all = events
 	var firstChunks []bool // for the run-facts checks: each attempt's first chunk
 	if opts.Facts != nil {
 		firstChunks = make([]bool, len(events))

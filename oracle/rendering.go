@@ -31,14 +31,17 @@ type rendering struct {
 	full    *view.Nodes
 	deriver *view.Deriver
 	// turn holds the open turn's events, from its turn/start: the tail
-	// windows of its end.
+	// windows of its end. When the whole log is at hand (all), turn is
+	// a window of it instead of a copy.
 	turn         []session.Event
+	all          []session.Event
+	open         bool
 	turnBase     int64            // the index of turn[0]
 	chainsOfTurn map[int][]string // turn → retryIds of its chains, in order
 }
 
 func newRendering(derive func([]session.Event) view.Nodes, full *view.Nodes) *rendering {
-	r := &rendering{reporter: reporter{id: ExhaustedTurnRendersError}, derive: derive, full: full, chainsOfTurn: map[int][]string{}}
+	r := &rendering{reporter: reporter{id: ExhaustedTurnRendersError}, derive: derive, full: full}
 	if full == nil {
 		r.deriver = view.NewDeriver()
 	}
@@ -53,28 +56,43 @@ func (r *rendering) event(i int64, e *session.Event) {
 	}
 	switch p := e.Data.(type) {
 	case *session.TurnStart:
-		clear(r.turn)
-		r.turn, r.turnBase = append(r.turn[:0], *e), i
+		r.turnBase, r.open = i, true
+		if r.all == nil {
+			clear(r.turn)
+			r.turn = append(r.turn[:0], *e)
+		}
 		return
 	case *session.LLMRetry:
 		if p.Retry == 1 && p.RetryID != "" {
+			if r.chainsOfTurn == nil {
+				r.chainsOfTurn = map[int][]string{}
+			}
 			r.chainsOfTurn[p.Turn] = append(r.chainsOfTurn[p.Turn], p.RetryID)
 		}
 	case *session.TurnEnd:
-		if len(r.turn) == 0 {
+		if !r.open {
 			r.turnBase = i
 		}
-		r.turn = append(r.turn, *e)
+		if r.all != nil {
+			r.turn = r.all[r.turnBase : i+1]
+		} else {
+			r.turn = append(r.turn, *e)
+		}
 		r.turnEnd(e, p, made)
-		clear(r.turn)
-		r.turn = r.turn[:0]
+		if r.all == nil {
+			clear(r.turn)
+			r.turn = r.turn[:0]
+		} else {
+			r.turn = nil
+		}
+		r.open = false
 		delete(r.chainsOfTurn, p.Turn)
 		if r.deriver != nil {
 			r.deriver.Settle(p.Turn)
 		}
 		return
 	}
-	if len(r.turn) > 0 {
+	if r.open && r.all == nil {
 		r.turn = append(r.turn, *e)
 	}
 }

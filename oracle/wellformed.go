@@ -46,7 +46,7 @@ type wellFormed struct {
 }
 
 func newWellFormed(strict bool) *wellFormed {
-	return &wellFormed{reporter: reporter{id: LogWellFormed}, strict: strict, retries: map[retryRef]*scheduledRetry{}, pendingPrune: -1}
+	return &wellFormed{reporter: reporter{id: LogWellFormed}, strict: strict, pendingPrune: -1}
 }
 
 // event checks the event at index i.
@@ -313,6 +313,9 @@ func (w *wellFormed) checkRetryFields(e *session.Event, p *session.LLMRetry) {
 	}
 	// A llm/retry-started pairs with the latest schedule of its id and
 	// number; a reused id is retry-budget's to report.
+	if w.retries == nil {
+		w.retries = map[retryRef]*scheduledRetry{}
+	}
 	w.retries[retryRef{p.RetryID, p.Retry}] = &scheduledRetry{turn: p.Turn, step: p.Step}
 }
 
