@@ -17,12 +17,18 @@ import (
 // it as a subprocess: signals are only testable on a process of their own.
 const asCommand = "SIMRUN_TEST_AS_COMMAND"
 
+// readyFile appears in the command's folder once it absorbs signals.
+const readyFile = ".simrun-test-ready"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(asCommand) == "1" {
 		// Caught from the start and never acted on here: a signal sent
 		// before the command installs its own handling is absorbed, not
 		// fatal, so the test can send until the command hears one.
 		signal.Notify(make(chan os.Signal, 1), os.Interrupt, syscall.SIGTERM)
+		// Tell the test it may signal now: before this, a signal kills
+		// the process outright (a loaded machine starts it slowly).
+		os.WriteFile(readyFile, nil, 0o644)
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -42,6 +48,20 @@ func interrupt(t *testing.T, sig syscall.Signal, args ...string) (int, string, s
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(cmd.Dir, readyFile)); err == nil {
+			break
+		}
+		select {
+		case <-done: // ended before it was ready: nothing was interrupted
+			return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+		default:
+		}
+		if time.Since(start) > time.Minute {
+			cmd.Process.Kill()
+			t.Fatalf("%v: never ready to be signalled", args)
+		}
+	}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	giveUp := time.After(2 * time.Minute)
