@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/limits"
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/session"
 )
@@ -156,6 +157,8 @@ func ParseEnvironment(raw []byte) (*Environment, error) {
 			return nil, fmt.Errorf("workload.toolSteps: must be in [0,100], got %d", w.ToolSteps)
 		case w.ResultChars < 0:
 			return nil, fmt.Errorf("workload.resultChars: must not be negative, got %d", w.ResultChars)
+		case w.ResultChars > limits.Current.ResultChars:
+			return nil, fmt.Errorf("workload.resultChars: %w", &limits.Exceeded{What: fmt.Sprint(w.ResultChars), Limit: fmt.Sprint(limits.Current.ResultChars), Flag: limits.FlagResultChars})
 		case w.ContextWindow < 0:
 			return nil, fmt.Errorf("workload.contextWindow: must not be negative, got %d", w.ContextWindow)
 		}

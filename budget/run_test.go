@@ -154,6 +154,12 @@ func TestDistributions(t *testing.T) {
 	if err == nil || err.Error() != "latencyMs: needs exactly one of fixed, uniform, exponentialMean" {
 		t.Errorf("two kinds at once: %v", err)
 	}
+	// A workload's tool result is bounded like a scenario's: 2e9
+	// characters once ran a turn at 3.75 GB that no signal stopped.
+	_, err = ParseEnvironment([]byte(`{"workload":{"toolSteps":1,"resultChars":2000000000}}`))
+	if err == nil || err.Error() != "workload.resultChars: 2000000000 is over the limit of 16777216 (raise it with --max-result-chars)" {
+		t.Errorf("a 2 GB tool result: %v", err)
+	}
 	_, err = ParseEnvironment([]byte(`{"bursts":{"pGoodToBad":0.1,"pBadToGood":0.5,"failures":[{"code":"SERVER","p":1,"retryAfterMs":{"uniform":[5,1]}}]}}`))
 	if err == nil || !strings.HasPrefix(err.Error(), "bursts.failures[0].retryAfterMs.uniform: want [low, high]") {
 		t.Errorf("a reversed range: %v", err)

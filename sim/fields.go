@@ -29,7 +29,10 @@ func ferr(path, format string, args ...any) error {
 	return &FieldError{Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
+// join names a key under path. A key comes from the input, so it is made
+// printable: a field path reaches the terminal.
 func join(path, key string) string {
+	key = strictjson.Printable(key)
 	if path == "" {
 		return key
 	}

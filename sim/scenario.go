@@ -288,7 +288,7 @@ func parseListenerOrder(o *object, s *Scenario) error {
 	for i, it := range items {
 		var name string
 		if json.Unmarshal(it, &name) != nil || !slices.Contains(knownListeners, name) {
-			return ferr(index("listenerOrder", i), "unknown listener %s (known: %v)", describe(it), knownListeners)
+			return ferr(index("listenerOrder", i), "unknown listener %s (known: %s)", describe(it), strings.Join(knownListeners, ", "))
 		}
 		if slices.Contains(s.ListenerOrder, name) {
 			return ferr(index("listenerOrder", i), "%q is listed twice", name)

@@ -11,7 +11,8 @@ func safeName(name string) string {
 			b[i] = '-'
 		}
 	}
-	s := strings.TrimLeft(string(b), ".")
+	// Not hidden, and not read as a flag by the next command.
+	s := strings.TrimLeft(string(b), ".-")
 	if s == "" {
 		return "scenario"
 	}

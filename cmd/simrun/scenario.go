@@ -76,8 +76,9 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		intoFolder = true
 	}
 	var nViolations, nErrors int
+	written := map[string]string{} // a log written into the folder → its scenario file
 	for _, file := range files {
-		res := scenarioFile(file, *trace, intoFolder, *showView, !*asJSON && !*quiet, stdout, opts)
+		res := scenarioFile(file, *trace, intoFolder, written, *showView, !*asJSON && !*quiet, stdout, opts)
 		nViolations += len(res.Violations)
 		if res.Error != "" {
 			nErrors++
@@ -92,7 +93,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	return finish(stdout, stderr, *asJSON, "scenarios", len(files), nViolations, nErrors)
 }
 
-func scenarioFile(file, trace string, several, showView, showTimeline bool, out io.Writer, opts sim.Options) *scenarioResult {
+func scenarioFile(file, trace string, several bool, written map[string]string, showView, showTimeline bool, out io.Writer, opts sim.Options) *scenarioResult {
 	res := &scenarioResult{File: file, Violations: []oracle.Violation{}}
 	s, err := sim.LoadScenario(file)
 	if err != nil {
@@ -116,6 +117,11 @@ func scenarioFile(file, trace string, several, showView, showTimeline bool, out 
 			// A name is read from a file, and a file may come from
 			// anywhere (a CI artifact): it is one element of a path.
 			path = filepath.Join(trace, safeName(s.Name)+".jsonl")
+			if other, taken := written[path]; taken {
+				res.Error = fmt.Sprintf("its log %s would replace the one of %s: their names %q make the same file name; rename one", path, other, s.Name)
+				return res
+			}
+			written[path] = file
 		}
 		if err := writeTrace(path, run); err != nil {
 			res.Error = err.Error()

@@ -36,6 +36,7 @@ func TestScenarioBadFiles(t *testing.T) {
 		{"a runtime context section without its text", `{"name":"x","runtimeContext":{"text":"t","sections":[{"name":"a","txt":"b"}]}}`, "runtimeContext.sections[0].txt: unknown field"},
 		{"chunks before a text answer", `{"name":"x","requests":[{"text":"ok","afterChunks":2}]}`, "requests[0].afterChunks: only a failure (fail) or a hang streams chunks first"},
 		{"a nested unknown field", `{"name":"x","requests":[{"toolCalls":[{"name":"bash","args":"{}"}]}]}`, "requests[0].toolCalls[0].args: unknown field"},
+		{"control characters in an unknown key are escaped, not sent to the terminal", "{\"name\":\"x\",\"\x7f\u009b31mk\":1}", `\x7f\u009b31mk: unknown field`},
 		{"invalid JSON", "{\"name\":\"x\",\n\"requests\": [}", "line 2, column 14: unexpected }"},
 		{"no name", `{}`, "name: missing"},
 		{"an offset without its event", `{"name":"x","world":[{"do":"cancel","atMs":5,"plusMs":10}]}`, "world[0].plusMs: needs after (the event it counts from); use atMs for a time from the start"},
@@ -164,6 +165,15 @@ func TestTraceNamesStayInTheFolder(t *testing.T) {
 	}
 	if len(written) != 3 {
 		t.Errorf("%d traces written, want 3: %v", len(written), written)
+	}
+	// Two names that clean to one file name: the second is refused, not
+	// written over the first.
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	os.WriteFile(a, []byte(`{"name":"x/y"}`), 0o644)
+	os.WriteFile(b, []byte(`{"name":"x:y"}`), 0o644)
+	code, out, _ := simrun("scenario", "--quiet", "--trace", filepath.Join(dir, "two"), a, b)
+	if code != exitUsage || !strings.Contains(out, "would replace the one of "+a) {
+		t.Errorf("two names, one file: exit %d\n%s", code, out)
 	}
 }
 
