@@ -1,10 +1,15 @@
 // Package oracle checks a session log against turnsim's invariants.
 //
 // Every invariant has a stable id and one sentence of meaning ([Invariants]).
-// [Check] returns the violations it finds, each with witness seqs; it never
-// prints. It runs on logs turnsim simulated and on real DSH logs: the
-// checks here read only the log (the log-level forms); checks that need run
-// facts from the simulator come later and use the same ids.
+// A check returns the violations it finds, each with witness seqs; it never
+// prints. The log-level checks read only the log, so they run on logs
+// turnsim simulated and on real DSH logs alike; the run-fact checks read
+// what the simulator knows beside the log ([Facts]) and use the same ids.
+//
+// Each log-level check follows the log one event at a time and keeps only
+// what the open turn needs and the few indexes that span turns: [Stream]
+// checks a log of any length as it is read, and [Check] feeds it a log in
+// memory, then adds the run-fact checks.
 //
 // Events of types the oracle does not interpret (titles, approvals, hooks,
 // subagents, …) are ordering-neutral: they never cause a violation.
