@@ -102,17 +102,16 @@ func (r *rendering) turnEnd(e *session.Event, p *session.TurnEnd, made *view.Tur
 		return
 	}
 	want := view.TurnError{Seq: e.Seq, Turn: p.Turn, Message: view.DisplayFailureMessage(p.Reason.Error), Code: p.Reason.Error.Code}
-	var ok bool
-	if r.full != nil {
-		ok = hasTurnError(&r.reporter, r.full.TurnErrors, want, "the full log")
-	} else {
-		var made1 []view.TurnError
-		if made != nil {
-			made1 = []view.TurnError{*made}
-		}
-		ok = hasTurnError(&r.reporter, made1, want, "the full log")
+	// The full log's turn-error nodes: the view under test's, or the one
+	// the deriver made at this turn/end.
+	var full []view.TurnError
+	switch {
+	case r.full != nil:
+		full = r.full.TurnErrors
+	case made != nil:
+		full = []view.TurnError{*made}
 	}
-	if !ok {
+	if !hasTurnError(&r.reporter, full, want, "the full log") {
 		return
 	}
 	for _, id := range r.chainsOfTurn[p.Turn] {
