@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/internal/strictjson"
@@ -43,7 +44,7 @@ func ParsePolicy(raw []byte) (Config, error) {
 	if json.Unmarshal(raw, &fields) == nil && isBundle(fields) {
 		for k := range fields {
 			if !slices.Contains(bundleKeys, k) {
-				return Config{}, fmt.Errorf("%s: unknown field of a policy bundle (it takes %v)", k, bundleKeys)
+				return Config{}, fmt.Errorf("%s: unknown field of a policy bundle (it takes %s)", strictjson.Printable(k), strings.Join(bundleKeys, ", "))
 			}
 		}
 		// A bundle is a scenario's policy part: the scenario reader checks

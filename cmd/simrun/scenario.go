@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -108,7 +109,7 @@ func scenarioFile(file, trace string, several bool, written map[string]string, s
 		res.Nodes = nodeLines(opts.View()(run.Events))
 	}
 	if showTimeline {
-		fmt.Fprintf(out, "== %s (%s)\n", s.Name, file)
+		fmt.Fprintf(out, "== %s (%s)\n", strictjson.Printable(s.Name), file)
 		timeline.Render(out, run.Events, Marks(run), sim.Epoch.UnixMilli())
 	}
 	if trace != "" {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -208,6 +209,26 @@ func TestNotRegularFiles(t *testing.T) {
 		}
 		if code != 2 || !strings.Contains(out+errOut, "not a regular file (a named pipe)") {
 			t.Errorf("%v: exit %d, %s%s", args, code, out, errOut)
+		}
+	}
+}
+
+// TestInputTextNeverRawOnTheTerminal: text from a scenario or a log
+// (a name, an event type) reaches the terminal escaped: a name with an
+// escape sequence once recoloured the timeline's header, an event type
+// once printed raw in check's error.
+func TestInputTextNeverRawOnTheTerminal(t *testing.T) {
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "esc.json")
+	os.WriteFile(scenario, []byte(`{"name":"n\u001b[31mred","requests":[{"text":"ok"}]}`), 0o644)
+	log := filepath.Join(dir, "typ.jsonl")
+	os.WriteFile(log, []byte(`{"type":"session","version":1,"id":"x","createdAt":0,"delegationDepth":0}`+"\n"+`{"type":"a\u007f\u009bb","seq":0,"time":0}`+"\n"), 0o644)
+	for _, args := range [][]string{{"scenario", scenario}, {"check", log}} {
+		_, out, errOut := simrun(args...)
+		for _, line := range strings.Split(out+errOut, "\n") {
+			if raw := strictjson.Unreadable(line); raw != "" {
+				t.Errorf("simrun %s prints %s: %q", args[0], raw, line)
+			}
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/serve"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -90,7 +91,7 @@ func serveUntil(ctx context.Context, s *sim.Scenario, listen, logPath string, bo
 		return exitUsage
 	}
 	httpServer := srv.HTTPServer()
-	fmt.Fprintf(stdout, "serving %s on http://%s\n", s.Name, ln.Addr())
+	fmt.Fprintf(stdout, "serving %s on http://%s\n", strictjson.Printable(s.Name), ln.Addr())
 	if f, ok := stdout.(interface{ Sync() error }); ok {
 		f.Sync()
 	}

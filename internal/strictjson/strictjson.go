@@ -283,7 +283,12 @@ func Unreadable(msg string) string {
 	if Printable(msg) != msg {
 		return "unprintable text"
 	}
-	for _, internal := range []string{"Go value", "Go struct", "json: ", "[]string", "[]float64", "[]int", "map[", "interface {"} {
+	// encoding/json's own prefix, at the start of the message or of a
+	// wrapped cause (not inside quoted input).
+	if strings.HasPrefix(msg, "json: ") || strings.Contains(msg, ": json: ") {
+		return "Go's names (json: )"
+	}
+	for _, internal := range []string{"Go value", "Go struct", "[]string", "[]float64", "[]int", "map[", "interface {"} {
 		if strings.Contains(msg, internal) {
 			return "Go's names (" + internal + ")"
 		}

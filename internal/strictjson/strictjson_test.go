@@ -85,6 +85,8 @@ func TestUnreadable(t *testing.T) {
 		{"invalid UTF-8 from the input", "got \xff", true},
 		{"input that looks like a package name is input", `line 2, column 28: expected ':' after the key "retry.00000000"`, false},
 		{"a plain sentence", "latencyMs.uniform: want [low, high] with 0 ≤ low ≤ high", false},
+		{"encoding/json's prefix on a wrapped cause", "invalid environment: json: unknown field \"x\"", true},
+		{"a key that ends in json is input", "inputs[1].00json: unknown field (known: send, followup)", false},
 	} {
 		if got := Unreadable(row.msg) != ""; got != row.flagged {
 			t.Errorf("%s: Unreadable(%q) = %q", row.why, row.msg, Unreadable(row.msg))

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/turnsim/turnsim/internal/sharedlogs"
+	"github.com/turnsim/turnsim/internal/strictjson"
 )
 
 // sharedLines returns up to max event lines of the shared DSH logs, for fuzz
@@ -54,6 +55,8 @@ func FuzzReadLine(f *testing.F) {
 	f.Add(`{"type":"text-chunks","data":{"turn":1,"step":1,"index":0,"dt":[1],"texts":["a","b"]}}`, uint8(0))
 	f.Add(`{"type":"session_event","sessionId":"s","event":{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}}`, uint8(0))
 	f.Add("{\"type\":\"turn/start\",\"seq\":0,\"time\":0,\"data\":{\"turn\":1}}\n{", uint8(1)) // an error on line 3
+	// An event type with control characters, echoed raw once.
+	f.Add(`{"type":"a\u007f\u009bb","seq":0,"time":0}`, uint8(1))
 	f.Fuzz(func(t *testing.T, line string, version uint8) {
 		header := `{"type":"session","version":` + string('0'+rune(version%2)) + `,"id":"s","createdAt":0}` + "\n"
 		h, events, err := ReadAll(strings.NewReader(header+line+"\n"), ReadOptions{Name: "fuzz"})
@@ -64,6 +67,9 @@ func FuzzReadLine(f *testing.F) {
 			last := 2 + strings.Count(line, "\n")
 			if !errors.As(err, &ie) || ie.File != "fuzz" || ie.Line < 1 || ie.Line > last {
 				t.Fatalf("error %v is not an *InputError naming a line from 1 to %d", err, last)
+			}
+			if why := strictjson.Unreadable(ie.Msg); why != "" {
+				t.Fatalf("the message shows %s: %q", why, ie.Msg)
 			}
 			return
 		}

@@ -131,8 +131,10 @@ func (r *Reader) Header() Header { return r.header }
 // ignored (SPEC 1.1), or 0.
 func (r *Reader) TornTailLine() int { return r.tornTailLine }
 
+// fail is an input error on line. A message quotes the input (an event
+// type, a field), so it is made printable here, once for every error.
 func (r *Reader) fail(line int, format string, args ...any) error {
-	return &InputError{File: r.opts.Name, Line: line, Msg: fmt.Sprintf(format, args...)}
+	return &InputError{File: r.opts.Name, Line: line, Msg: strictjson.Printable(fmt.Sprintf(format, args...))}
 }
 
 // readLine returns the next committed non-blank line, or io.EOF. A final
