@@ -299,9 +299,11 @@ func Unreadable(msg string) string {
 	return ""
 }
 
-// goTypeName is an exported name of one of turnsim's packages, as
-// encoding/json names the type it could not decode into.
-var goTypeName = regexp.MustCompile(`\b(budget|sim|faults|retry|loop|session|oracle|main)\.[A-Z][A-Za-z]*`)
+// goTypeName is a type of one of turnsim's packages named as Go names it
+// ("of type budget.Distribution", "type *sim.Outcome"): after the word
+// type, so that input quoted in a message ("retry.A0") is not taken for
+// one.
+var goTypeName = regexp.MustCompile(`\btype [*\[\]]*(budget|sim|faults|retry|loop|session|oracle|main)\.[A-Z][A-Za-z]*`)
 
 // Show is a piece of input as a message quotes it: trimmed, cut to 40
 // characters and printable; "nothing" when empty.

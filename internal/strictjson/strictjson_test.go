@@ -80,7 +80,8 @@ func TestUnreadable(t *testing.T) {
 		flagged  bool
 	}{
 		{"encoding/json's own wording names a Go type", "json: cannot unmarshal string into Go value of type budget.Distribution", true},
-		{"a type name without the prefix", "latencyMs: want budget.Distribution", true},
+		{"a type name as Go prints it", "latencyMs: cannot decode into type budget.Distribution", true},
+		{"input that looks like a type name is input", "line 1, column 1: unexpected retry.A0 where a value belongs", false},
 		{"a raw DEL from the input", "must be an object, got \"\x7f\"", true},
 		{"invalid UTF-8 from the input", "got \xff", true},
 		{"input that looks like a package name is input", `line 2, column 28: expected ':' after the key "retry.00000000"`, false},
