@@ -6,11 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/turnsim/turnsim/loop/session"
-	"github.com/turnsim/turnsim/loop/view"
-	"github.com/turnsim/turnsim/oracle"
 )
 
 // FuzzStream: whatever log the reader accepts, the oracle checks without
@@ -29,14 +25,6 @@ func FuzzStream(f *testing.F) {
 		if err != nil {
 			return
 		}
-		st := oracle.NewStream(oracle.Options{})
-		for i := range events {
-			st.Add(&events[i])
-		}
-		got := st.Finish()
-		want := oracle.Check(events, oracle.Options{Derive: view.Derive})
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Fatalf("the stream differs from the whole log's view (-want +got):\n%s", diff)
-		}
+		streamMatchesWhole(t, events, "the fuzzed log")
 	})
 }

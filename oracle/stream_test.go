@@ -2,6 +2,7 @@ package oracle_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
@@ -16,14 +17,16 @@ import (
 	"github.com/turnsim/turnsim/oracle"
 )
 
-// streamCheck reads a log event by event into a Stream.
-func streamCheck(t testing.TB, r io.Reader) (events int, vs []oracle.Violation) {
+// streamOf reads a log event by event into a Stream, which it returns
+// unfinished, with the number of events.
+func streamOf(t testing.TB, r io.Reader) (*oracle.Stream, int) {
 	t.Helper()
 	rd, err := session.NewReader(r, session.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := oracle.NewStream(oracle.Options{})
+	events := 0
 	for {
 		e, err := rd.Next()
 		if err == io.EOF {
@@ -35,7 +38,23 @@ func streamCheck(t testing.TB, r io.Reader) (events int, vs []oracle.Violation) 
 		st.Add(&e)
 		events++
 	}
-	return events, st.Finish()
+	return st, events
+}
+
+// streamMatchesWhole checks events with a Stream and with Check over the
+// whole log's view, fails on a difference, and returns the violations.
+func streamMatchesWhole(t testing.TB, events []session.Event, what string) []oracle.Violation {
+	t.Helper()
+	st := oracle.NewStream(oracle.Options{})
+	for i := range events {
+		st.Add(&events[i])
+	}
+	got := st.Finish()
+	want := oracle.Check(events, oracle.Options{Derive: view.Derive})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("%s: the stream differs from the whole log's view (-want +got):\n%s", what, diff)
+	}
+	return got
 }
 
 // TestStreamMatchesWholeLogView: a Stream finds what Check finds when
@@ -62,16 +81,7 @@ func TestStreamMatchesWholeLogView(t *testing.T) {
 			variants = append(variants, perturb(rng, events))
 		}
 		for v, evs := range variants {
-			st := oracle.NewStream(oracle.Options{})
-			for i := range evs {
-				st.Add(&evs[i])
-			}
-			got := st.Finish()
-			want := oracle.Check(evs, oracle.Options{Derive: view.Derive})
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("log %d variant %d: the stream differs from the whole log's view (-want +got):\n%s", n, v, diff)
-			}
-			if len(got) > 0 {
+			if got := streamMatchesWhole(t, evs, fmt.Sprintf("log %d variant %d", n, v)); len(got) > 0 {
 				violating++
 			}
 		}
@@ -108,22 +118,7 @@ func perturb(rng *rand.Rand, events []session.Event) []session.Event {
 // several KB a turn.
 func TestStreamMemoryIsBoundedByTurn(t *testing.T) {
 	retained := func(turns int) uint64 {
-		rd, err := session.NewReader(&retryHeavyReader{turns: turns}, session.ReadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		st := oracle.NewStream(oracle.Options{})
-		for {
-			e, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			st.Add(&e)
-		}
-		rd = nil
+		st, _ := streamOf(t, &retryHeavyReader{turns: turns})
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
@@ -149,8 +144,8 @@ func BenchmarkStreamLongLog(b *testing.B) {
 	b.ReportAllocs()
 	events := 0
 	for b.Loop() {
-		n, vs := streamCheck(b, &retryHeavyReader{turns: 20000})
-		if len(vs) > 0 {
+		st, n := streamOf(b, &retryHeavyReader{turns: 20000})
+		if vs := st.Finish(); len(vs) > 0 {
 			b.Fatal(vs[0])
 		}
 		events += n
