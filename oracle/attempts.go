@@ -99,14 +99,9 @@ func (s *segmenter) chunk(seq int64) *attempt {
 	return s.window[seq-s.base]
 }
 
-// turnEnded forgets the ended turn's steps and keeps of its attempts only
-// their first chunk, which later reports cite.
+// turnEnded forgets the ended turn's steps and its chunks: no later
+// event cites them (a citation reaches only the open turn's window).
 func (s *segmenter) turnEnded(turn int) {
-	for _, a := range s.window {
-		if a != nil && len(a.chunks) > 1 {
-			a.chunks = []int64{a.chunks[0]}
-		}
-	}
 	clear(s.window)
 	s.window = s.window[:0]
 	for key := range s.current {
