@@ -76,13 +76,14 @@ func TestHungRunIsReported(t *testing.T) {
 	}
 	never := make(chan struct{})
 	defer close(never) // lets the abandoned run's goroutines end with the test
-	block := func(a *loop.Agent, _ sim.Env) {
-		a.AddRequestErrorListener(sim.ListenerRetry, func(*loop.RequestError, loop.Next) (loop.Action, error) {
+	block := func(sim.Env) loop.RequestErrorListener {
+		return func(*loop.RequestError, loop.Next) (loop.Action, error) {
 			<-never
 			return loop.NoAction, nil
-		})
+		}
 	}
-	r := Run(s, Options{Step: 100 * time.Millisecond, WallLimit: 300 * time.Millisecond, Sim: sim.Options{Install: map[string]sim.Installer{sim.ListenerRetry: block}}})
+	r := Run(s, Options{Step: 100 * time.Millisecond, WallLimit: 300 * time.Millisecond,
+		Sim: sim.Options{Listeners: []sim.Listener{{Name: sim.ListenerRetry, New: block}}}})
 	if !r.Hung || r.Verdict() != nil || r.Events != nil {
 		t.Errorf("got %+v, want a hung run with no log", r)
 	}

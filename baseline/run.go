@@ -184,8 +184,12 @@ func install(a *loop.Agent, s *sim.Scenario, opts sim.Options, z compact.Summari
 		})
 	}
 	for _, name := range s.ListenerOrder {
-		if in, ok := opts.Install[name]; ok {
-			in(a, sim.Env{Compaction: s.Compaction, Summarizer: z})
+		if p, ok := plugged(opts.Listeners, name); ok {
+			env := sim.Env{Agent: a, Clock: a.Clock(), IDs: a.IDs(), Random: a.Random(), Log: a.Log(), Policy: s.RetryPolicy,
+				Compaction: s.Compaction, Summarizer: z}
+			if l := p.New(env); l != nil {
+				a.AddRequestErrorListener(sim.AgentName(name), l)
+			}
 			continue
 		}
 		switch name {
@@ -211,4 +215,14 @@ func install(a *loop.Agent, s *sim.Scenario, opts sim.Options, z compact.Summari
 			})
 		}
 	}
+}
+
+// plugged is the plug-in of a listenerOrder name.
+func plugged(ls []sim.Listener, name string) (sim.Listener, bool) {
+	for _, l := range ls {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return sim.Listener{}, false
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/sim"
 )
 
 // recordingTB collects what Check reports.
@@ -25,11 +26,11 @@ func (r *recordingTB) Errorf(format string, args ...any) {
 // permanent outage; Check names the seed, the invariant and how to get the
 // log, and Trace writes a log that reads back.
 func TestCheckReportsAnAuthorsBug(t *testing.T) {
-	always := Listener{Name: "retry-everything", Outer: true, New: func() loop.RequestErrorListener {
+	always := sim.Listener{Name: "retry-everything", Place: sim.Outermost, MaxRetries: sim.Unbounded, New: func(sim.Env) loop.RequestErrorListener {
 		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) { return loop.Retry, nil }
 	}}
 	cfg := Config{Policy: retry.DefaultPolicy(), Env: &Environment{Outages: []Outage{{FromMs: 0, ForMs: 1e12, Code: "SERVER"}}},
-		Listeners: []Listener{always}}
+		Listeners: []sim.Listener{always}}
 	var tb recordingTB
 	r := cfg.Check(&tb, 1, 3, "violations<1")
 	if len(r.Violations) != 3 || len(tb.errors) != 4 {
@@ -58,12 +59,12 @@ func TestCheckReportsAnAuthorsBug(t *testing.T) {
 // TestCheckPassesACorrectListener: a listener that owns nothing passes
 // every failure on; the figures are llm-retry's, and Check is quiet.
 func TestCheckPassesACorrectListener(t *testing.T) {
-	passOn := Listener{Name: "observer", New: func() loop.RequestErrorListener {
+	passOn := sim.Listener{Name: "observer", New: func(sim.Env) loop.RequestErrorListener {
 		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) { return next() }
 	}}
 	env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 0.5}}}
 	var tb recordingTB
-	with := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []Listener{passOn}}.Check(&tb, 1, 300, "exhaustion<0.1")
+	with := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{passOn}}.Check(&tb, 1, 300, "exhaustion<0.1")
 	without := Run(retry.DefaultPolicy(), env, 1, 300)
 	if len(tb.errors) > 0 || with.Exhausted != without.Exhausted || with.Completed != without.Completed {
 		t.Errorf("errors %v; with the listener %+v, without %+v", tb.errors, with, without)
@@ -77,8 +78,8 @@ func TestCheckPassesACorrectListener(t *testing.T) {
 func ExampleConfig_Run() {
 	over := 20000.0
 	env := &Environment{Failures: []Failure{{Code: "RATE_LIMIT", Status: 429, P: 0.5, RetryAfterMs: &Distribution{Fixed: &over}}}}
-	once := Listener{Name: "rate-limit-once", Outer: true, New: func() loop.RequestErrorListener {
-		retried := false // per turn's world
+	once := sim.Listener{Name: "rate-limit-once", Place: sim.Outermost, MaxRetries: 1, New: func(sim.Env) loop.RequestErrorListener {
+		retried := false // per run: one turn
 		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
 			if ev.Failure.Code == "RATE_LIMIT" && !retried {
 				retried = true
@@ -88,7 +89,7 @@ func ExampleConfig_Run() {
 		}
 	}}
 	without := Run(retry.DefaultPolicy(), env, 1, 1000)
-	with := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []Listener{once}}.Run(1, 1000)
+	with := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{once}}.Run(1, 1000)
 	fmt.Printf("without: %d of 1000 turns failed\n", without.FailedAtOnce+without.Exhausted)
 	fmt.Printf("with:    %d of 1000 turns failed, %d violations\n", with.FailedAtOnce+with.Exhausted, len(with.Violations))
 	// Output:

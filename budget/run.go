@@ -38,7 +38,10 @@ type Config struct {
 	Compaction *compact.Config
 	Order      []string
 	Env        *Environment
-	Listeners  []Listener
+	// Listeners are plugged in beside the built-ins: an Outermost one
+	// before them, any other after them (a budget is measured in one
+	// fixed order; the seeded swarm is where places are drawn).
+	Listeners []sim.Listener
 }
 
 func (c Config) order() []string {
@@ -46,16 +49,6 @@ func (c Config) order() []string {
 		return c.Order
 	}
 	return []string{sim.ListenerRetry, sim.ListenerCompaction}
-}
-
-// Listener is a policy author's request-error listener: Go code, placed in
-// the chain before llm-retry (Outer) or after it. New makes the listener
-// for one turn's world, so that state it keeps (a count, a budget) starts
-// fresh with every turn, as it would with every agent.
-type Listener struct {
-	Name  string
-	New   func() loop.RequestErrorListener
-	Outer bool
 }
 
 // RunTurn runs turn seed: one request, failing as the environment draws,
@@ -168,17 +161,14 @@ func (c Config) world(seed uint64) (*sim.Scenario, sim.Options) {
 	for _, o := range env.Outages {
 		s.Outages = append(s.Outages, sim.Outage{FromMs: o.FromMs, ToMs: o.FromMs + o.ForMs, Fail: *failure(o.Code, o.Status)})
 	}
-	var opts sim.Options
+	opts := sim.Options{Listeners: c.Listeners}
 	if len(c.Listeners) > 0 {
-		opts.Install = map[string]sim.Installer{}
 		var outer, inner []string
-		for _, l := range c.Listeners {
-			name := "author:" + l.Name
-			opts.Install[name] = func(a *loop.Agent, _ sim.Env) { a.AddRequestErrorListener(l.Name, l.New()) }
-			if l.Outer {
-				outer = append(outer, name)
+		for _, l := range sim.Added(c.Listeners) {
+			if l.Place == sim.Outermost {
+				outer = append(outer, l.Name)
 			} else {
-				inner = append(inner, name)
+				inner = append(inner, l.Name)
 			}
 		}
 		base := []string{sim.ListenerRetry}

@@ -58,13 +58,13 @@ var Zoo = []Mutant{
 		Name:    "compact-retry-after-failure",
 		Bug:     "the overflow listener returns retry when compaction threw and the surface did not change",
 		Trips:   "overflow-recovery-bounded",
-		Options: sim.Options{Install: map[string]sim.Installer{sim.ListenerCompaction: retryAfterFailedCompaction}},
+		Options: replace(sim.ListenerCompaction, retryAfterFailedCompaction),
 	},
 	{
 		Name:    "compact-unbounded",
 		Bug:     "the overflow counter is never checked against maxOverflowRetries",
 		Trips:   "overflow-recovery-bounded",
-		Options: sim.Options{Install: map[string]sim.Installer{sim.ListenerCompaction: unboundedCompaction}},
+		Options: replace(sim.ListenerCompaction, unboundedCompaction),
 	},
 	{
 		Name:    "view-suppress-on-retry",
@@ -106,15 +106,18 @@ var Zoo = []Mutant{
 	},
 }
 
-// retryMutant installs a buggy retry listener in llm-retry's place; each
-// agent gets its own copy.
+// retryMutant puts a buggy retry listener in llm-retry's place; each run
+// gets its own copy.
 func retryMutant(bug buggyRetry) sim.Options {
-	return sim.Options{Install: map[string]sim.Installer{
-		sim.ListenerRetry: func(a *loop.Agent, _ sim.Env) {
-			b := bug
-			a.AddRequestErrorListener("llm-retry", b.handle)
-		},
-	}}
+	return replace(sim.ListenerRetry, func(sim.Env) loop.RequestErrorListener {
+		b := bug
+		return b.handle
+	})
+}
+
+// replace is the options that plug a listener in a built-in's place.
+func replace(builtIn string, build func(sim.Env) loop.RequestErrorListener) sim.Options {
+	return sim.Options{Listeners: []sim.Listener{{Name: builtIn, New: build}}}
 }
 
 // Find returns the mutant with a name.

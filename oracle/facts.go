@@ -17,6 +17,9 @@ type Facts struct {
 	// Waterfalls are the request-error waterfalls' settled answers (the
 	// outermost listener's), in order.
 	Waterfalls []Waterfall
+	// Budgets are the most retries each installed listener may answer in
+	// one step, by its name on the agent.
+	Budgets []Budget
 	// MaxOverflowRetries is compaction's bound; -1 when compaction is not
 	// installed.
 	MaxOverflowRetries int
@@ -36,9 +39,11 @@ type Facts struct {
 type Action struct {
 	Seq   int64
 	Order int64
-	Turn  int
-	Kind  string // "cancel" or "dispose"
-	Cause string
+	// TimeNs is the virtual time it was applied at.
+	TimeNs int64
+	Turn   int
+	Kind   string // "cancel" or "dispose"
+	Cause  string
 }
 
 // Request is a call of the model port for attempt Attempt of a step.
@@ -60,14 +65,23 @@ type Waterfall struct {
 // Decision is one listener's answer to one failed attempt, given before
 // the event with seq Seq.
 type Decision struct {
-	Seq      int64
-	Listener string
-	Retry    bool
-	Threw    bool
+	Seq int64
+	// Turn and Step are the failed attempt's.
+	Turn, Step int
+	Listener   string
+	Retry      bool
+	Threw      bool
 }
 
 // Input is a message the world gave to send, followup, steer or inject.
 type Input struct {
 	ID      string
 	Refused bool // the agent refused it (disposed)
+}
+
+// Budget is the most retries a listener may answer in one step;
+// MaxRetries < 0: no bound of its own.
+type Budget struct {
+	Listener   string
+	MaxRetries int
 }

@@ -25,6 +25,9 @@ type Clock struct {
 	now   time.Duration
 	queue []timed // sorted by (at, order)
 	added int
+	// onSleep hears of every sleep as it begins (the world's choice point
+	// of a listener's wait).
+	onSleep func()
 }
 
 // Now is the virtual time.
@@ -54,6 +57,9 @@ func (c *Clock) Pending() int { return len(c.queue) }
 // the deadline in order; it returns the context's cause as soon as an
 // action (or anything before) cancelled ctx.
 func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
+	if c.onSleep != nil {
+		c.onSleep()
+	}
 	deadline := Forever
 	if d < Forever-c.now {
 		deadline = c.now + d

@@ -103,8 +103,15 @@ type SummaryOutcome struct {
 	LatencyMs float64
 }
 
+// AfterListenerWait is the trigger point that is no event: a wait a
+// request-error listener begins (a backoff, a summarization, a plug-in's
+// own sleep). An action placed after it, with plusMs, lands inside the
+// wait, whether or not the listener logs anything.
+const AfterListenerWait = "listener-wait"
+
 // Trigger places a world action or input: at a virtual time, or right after
-// the nth append (from 1) of an event type.
+// the nth append (from 1) of an event type, or the nth wait a listener
+// began (AfterListenerWait).
 type Trigger struct {
 	AtMs  float64
 	After string
@@ -279,6 +286,46 @@ func parseCompaction(o *object, s *Scenario) error {
 
 var knownListeners = []string{ListenerRetry, ListenerCompaction, ListenerAlwaysRetry, ListenerThrow, ListenerCancelThenNext, ListenerCancelThenRetry}
 
+// listenerName: a built-in listener, or what a plug-in may be called (the
+// world refuses a name nothing registered: CheckPlugged).
+func listenerName(name string) bool {
+	if slices.Contains(knownListeners, name) {
+		return true
+	}
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || i > 0 && strings.ContainsRune("._:-", r)
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckPlugged says which name of the listenerOrder is neither built in
+// nor one of the plug-ins, with its field path.
+func (s *Scenario) CheckPlugged(plugged []Listener) error {
+	for i, name := range s.ListenerOrder {
+		if slices.Contains(knownListeners, name) {
+			continue
+		}
+		if _, ok := find(plugged, name); !ok {
+			var names []string
+			for _, l := range plugged {
+				names = append(names, l.Name)
+			}
+			registered := "none"
+			if len(names) > 0 {
+				registered = strings.Join(names, ", ")
+			}
+			return ferr(index("listenerOrder", i), "unknown listener %q (built in: %s; plugged in: %s)", name, strings.Join(knownListeners, ", "), registered)
+		}
+	}
+	return nil
+}
+
 func parseListenerOrder(o *object, s *Scenario) error {
 	items, err := o.array("listenerOrder")
 	if err != nil || items == nil {
@@ -287,8 +334,9 @@ func parseListenerOrder(o *object, s *Scenario) error {
 	s.ListenerOrder = nil
 	for i, it := range items {
 		var name string
-		if json.Unmarshal(it, &name) != nil || !slices.Contains(knownListeners, name) {
-			return ferr(index("listenerOrder", i), "unknown listener %s (known: %s)", describe(it), strings.Join(knownListeners, ", "))
+		if json.Unmarshal(it, &name) != nil || !listenerName(name) {
+			return ferr(index("listenerOrder", i), "%s is not a listener name (built in: %s; a plug-in's name is letters, digits and ._:- up to 64)",
+				describe(it), strings.Join(knownListeners, ", "))
 		}
 		if slices.Contains(s.ListenerOrder, name) {
 			return ferr(index("listenerOrder", i), "%q is listed twice", name)
@@ -680,8 +728,9 @@ func parseTrigger(o *object, t *Trigger) error {
 	if err := o.str("after", &t.After); err != nil {
 		return err
 	}
-	if o.has("after") && !slices.Contains(loopEventTypes, t.After) {
-		return ferr(join(o.path, "after"), "unknown event type %q (the loop writes: %s)", t.After, strings.Join(loopEventTypes, ", "))
+	if o.has("after") && !slices.Contains(loopEventTypes, t.After) && t.After != AfterListenerWait {
+		return ferr(join(o.path, "after"), "unknown event type %q (the loop writes: %s; and %s is a wait inside a listener)",
+			t.After, strings.Join(loopEventTypes, ", "), AfterListenerWait)
 	}
 	t.Nth = 1
 	if err := o.integer("nth", &t.Nth, 1); err != nil {

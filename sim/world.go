@@ -91,10 +91,11 @@ type triggered struct {
 type bounded struct{ events int }
 
 // Options change how a world is built, for variants of the system under
-// test (the mutant zoo): Install replaces how a named listener of
-// ListenerOrder is installed.
+// test (the mutant zoo) and listeners of one's own.
 type Options struct {
-	Install map[string]Installer
+	// Listeners are plugged into the waterfall where the scenario's
+	// listenerOrder names them; one with a built-in's name replaces it.
+	Listeners []Listener
 	// Settle replaces the loop's rule after the request-error waterfall
 	// (loop.Config.Settle): a loop variant.
 	Settle loop.SettleRule
@@ -116,21 +117,6 @@ func (o Options) View() func([]session.Event) view.Nodes {
 // with the run's facts, against its view.
 func (o Options) Oracle(res *Result) oracle.Options {
 	return oracle.Options{Strict: true, Facts: &res.Facts, Derive: o.View()}
-}
-
-// Installer installs one listener on an agent, with what the world would
-// have given the real one.
-type Installer func(a *loop.Agent, env Env)
-
-// Env is what a world hands an Installer.
-type Env struct {
-	// Compaction is the scenario's compaction-basic configuration; nil
-	// when the scenario does not install it.
-	Compaction *compact.Config
-	// Summarizer is the world's scripted summarizer.
-	Summarizer compact.Summarizer
-	// Warn records a warning of the system under test in the result.
-	Warn func(string)
 }
 
 // Run runs a scenario to the end: every input and world action applied and
@@ -158,15 +144,17 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 		RuntimeContext: s.RuntimeContext},
 		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
 	w.agent.ObserveListeners(w.observeListener)
+	w.clock.onSleep = w.sleeping
 	if slices.ContainsFunc(s.Requests, func(o Outcome) bool { return o.ListenerThrows }) {
 		// Outermost, so that it throws before any listener decides.
 		w.agent.AddRequestErrorListener(ListenerThrowOnCue, w.throwOnCue)
 	}
 	for _, name := range s.ListenerOrder {
-		if install, ok := opts.Install[name]; ok {
-			install(w.agent, Env{Compaction: s.Compaction, Summarizer: &scriptedSummarizer{w: w}, Warn: w.warn})
+		if p, ok := find(opts.Listeners, name); ok {
+			w.plug(p, random)
 			continue
 		}
+		w.facts.Budgets = append(w.facts.Budgets, w.builtInBudget(name))
 		switch name {
 		case ListenerRetry:
 			w.executor = retry.Install(w.agent)
@@ -177,7 +165,11 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 				c.Warn = w.warn
 			}
 		default:
-			w.agent.AddRequestErrorListener(name, w.testListener(name))
+			if l := w.testListener(name); l != nil {
+				w.agent.AddRequestErrorListener(name, l)
+			} else {
+				w.warn(fmt.Sprintf("listener %q is not installed: nothing of that name is plugged in", name))
+			}
 		}
 	}
 	w.agent.OnAppend(w.observe)
@@ -338,7 +330,7 @@ func (w *World) nextOrder() int64 {
 func (w *World) fact(kind, cause string) {
 	if w.agent.OpenTurn() != 0 {
 		w.facts.Actions = append(w.facts.Actions, oracle.Action{Seq: int64(w.agent.Log().Len()), Order: w.nextOrder(),
-			Turn: w.agent.OpenTurn(), Kind: kind, Cause: cause})
+			TimeNs: int64(w.clock.Elapsed()), Turn: w.agent.OpenTurn(), Kind: kind, Cause: cause})
 	}
 }
 
@@ -355,7 +347,7 @@ func (w *World) observeListener(name string, l loop.RequestErrorListener) loop.R
 		})
 		w.depth--
 		seq := int64(w.agent.Log().Len())
-		w.facts.Decisions = append(w.facts.Decisions, oracle.Decision{Seq: seq, Listener: name,
+		w.facts.Decisions = append(w.facts.Decisions, oracle.Decision{Seq: seq, Turn: ev.Turn, Step: ev.Step, Listener: name,
 			Retry: act == loop.Retry && err == nil && !passedOn, Threw: err != nil})
 		if w.depth == 0 {
 			// The outermost listener's answer is the waterfall's.

@@ -1,4 +1,4 @@
-package main
+package simrun
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ func TestCheckSharedLogs(t *testing.T) {
 // TestCheckViewGolden: the sample logs with their derived nodes, as a user
 // sees them. Rewrite with -update after reading the diff.
 func TestCheckViewGolden(t *testing.T) {
-	status, out, _ := simrun("check", "--view", filepath.Join("..", "..", "examples", "logs"))
+	status, out, _ := simrun("check", "--view", filepath.Join("..", "examples", "logs"))
 	if status != exitClean {
 		t.Fatalf("status %d:\n%s", status, out)
 	}
@@ -135,7 +135,7 @@ func violating() string {
 
 func TestCheckExitStatus(t *testing.T) {
 	dir := t.TempDir()
-	good := filepath.Join("..", "..", "examples", "logs", "exhausted-server.jsonl")
+	good := filepath.Join("..", "examples", "logs", "exhausted-server.jsonl")
 	bad := writeFile(t, dir, "violating.jsonl", violating())
 	broken := writeFile(t, dir, "broken.jsonl", v1Header+"{\n")
 	tests := []struct {
@@ -183,7 +183,7 @@ func TestCheckJSON(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeFile(t, dir, "a-violating.jsonl", violating())
 	broken := writeFile(t, dir, "b-broken.jsonl", v1Header+`{"type":"turn/start","data":{"turn":1}}`+"\n{\n")
-	good := filepath.Join("..", "..", "examples", "logs", "auth-error.jsonl")
+	good := filepath.Join("..", "examples", "logs", "auth-error.jsonl")
 	status, out, errOut := simrun("check", "--json", "--view", bad, broken, good)
 	if status != exitViolation {
 		t.Errorf("status %d, want 1", status)
@@ -222,7 +222,7 @@ func TestCheckJSON(t *testing.T) {
 // in lexical order; other files are left alone; a torn tail is noted.
 func TestCheckWalksFolders(t *testing.T) {
 	dir := t.TempDir()
-	sample, err := os.ReadFile(filepath.Join("..", "..", "examples", "logs", "recovered-rate-limit.jsonl"))
+	sample, err := os.ReadFile(filepath.Join("..", "examples", "logs", "recovered-rate-limit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package simrun
 
 import (
 	"fmt"
@@ -134,7 +134,7 @@ func TestRunStats(t *testing.T) {
 // cancelled turn writes nothing to the log; the replay's timeline marks
 // it, after the cancel, so the violation that cites it can be read.
 func TestReplayMarksSilentRequests(t *testing.T) {
-	matches, _ := filepath.Glob("../../corpus/loop-no-recheck-*.json")
+	matches, _ := filepath.Glob("../corpus/loop-no-recheck-*.json")
 	if len(matches) != 1 {
 		t.Fatalf("want one loop-no-recheck corpus entry, found %v", matches)
 	}
@@ -152,7 +152,7 @@ func TestReplayMarksSilentRequests(t *testing.T) {
 // TestReplayWritesAPage: --html writes the run's page, with the entry's
 // violation and its witness events highlighted.
 func TestReplayWritesAPage(t *testing.T) {
-	matches, _ := filepath.Glob("../../corpus/wait-ignores-cancel-*.json")
+	matches, _ := filepath.Glob("../corpus/wait-ignores-cancel-*.json")
 	out := filepath.Join(t.TempDir(), "page", "run.html")
 	if status, text, errOut := simrun("replay", matches[0], "--html", out); status != exitViolation {
 		t.Fatalf("status %d\n%s%s", status, text, errOut)

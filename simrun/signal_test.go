@@ -1,4 +1,4 @@
-package main
+package simrun
 
 import (
 	"bytes"
@@ -126,7 +126,7 @@ func TestCheckInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	logs, _ := filepath.Glob(filepath.Join("..", "..", "examples", "logs", "*.jsonl"))
+	logs, _ := filepath.Glob(filepath.Join("..", "examples", "logs", "*.jsonl"))
 	if len(logs) == 0 {
 		t.Fatal("no example logs")
 	}

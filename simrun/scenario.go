@@ -1,4 +1,4 @@
-package main
+package simrun
 
 import (
 	"cmp"
@@ -102,6 +102,10 @@ func scenarioFile(file, trace string, several bool, written map[string]string, s
 		return res
 	}
 	res.Name = s.Name
+	if err := s.CheckPlugged(opts.Listeners); err != nil {
+		res.Error = err.Error()
+		return res
+	}
 	run := sim.RunWith(s, opts)
 	res.Events, res.Requests, res.Stopped, res.Warnings = len(run.Events), len(run.Requests), run.Stopped, run.Warnings
 	res.Violations = oracle.Check(run.Events, opts.Oracle(run))

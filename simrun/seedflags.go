@@ -1,8 +1,9 @@
-package main
+package simrun
 
 import (
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/turnsim/turnsim/faults"
@@ -53,7 +54,7 @@ func (f *seedFlags) resolve() (faults.Overrides, sim.Options, error) {
 		}
 		opts = m.Options
 	}
-	return o, opts, nil
+	return o, withPlugged(opts), nil
 }
 
 // args are the flags as a reproduction line repeats them.
@@ -78,4 +79,21 @@ func parseSeed(s string) (uint64, error) {
 		return 0, fmt.Errorf("seed %q is not an unsigned integer (decimal or 0x…)", s)
 	}
 	return n, nil
+}
+
+// withPlugged is the options with the listeners Main was given plugged in
+// beside the mutant's (a mutant replaces a built-in; a plug-in of the
+// same name wins).
+func withPlugged(opts sim.Options) sim.Options {
+	if len(plugged) == 0 {
+		return opts
+	}
+	ls := slices.Clone(plugged)
+	for _, l := range opts.Listeners {
+		if !slices.ContainsFunc(ls, func(p sim.Listener) bool { return p.Name == l.Name }) {
+			ls = append(ls, l)
+		}
+	}
+	opts.Listeners = ls
+	return opts
 }

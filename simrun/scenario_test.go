@@ -1,4 +1,4 @@
-package main
+package simrun
 
 import (
 	"fmt"
@@ -61,7 +61,7 @@ func TestScenarioBadFiles(t *testing.T) {
 // writes a log that 'simrun check --view' accepts, and renders its nodes.
 func TestScenarioTrace(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "exhausted.jsonl")
-	status, out, errOut := simrun("scenario", "--view", "--trace", trace, filepath.Join("..", "..", "scenarios", "spec63-exhausted-server.json"))
+	status, out, errOut := simrun("scenario", "--view", "--trace", trace, filepath.Join("..", "scenarios", "spec63-exhausted-server.json"))
 	if status != exitClean {
 		t.Fatalf("status %d\n%s%s", status, out, errOut)
 	}
@@ -99,7 +99,7 @@ func TestScenarioTrace(t *testing.T) {
 // TestScenarioSeveralTraces: several scenarios write into a folder.
 func TestScenarioSeveralTraces(t *testing.T) {
 	dir := t.TempDir()
-	files, _ := filepath.Glob(filepath.Join("..", "..", "scenarios", "fact0*.json"))
+	files, _ := filepath.Glob(filepath.Join("..", "scenarios", "fact0*.json"))
 	args := append([]string{"scenario", "--quiet", "--trace", dir}, files...)
 	if status, out, _ := simrun(args...); status != exitClean {
 		t.Fatalf("status %d\n%s", status, out)
@@ -120,7 +120,7 @@ func TestScenarioSeveralTraces(t *testing.T) {
 }
 
 func TestServeUsage(t *testing.T) {
-	file := filepath.Join("..", "..", "scenarios", "fact01-rate-limit-retry.json")
+	file := filepath.Join("..", "scenarios", "fact01-rate-limit-retry.json")
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -144,7 +144,7 @@ func TestTraceNamesStayInTheFolder(t *testing.T) {
 	dir := t.TempDir()
 	traces := filepath.Join(dir, "traces")
 	var files []string
-	for i, name := range []string{"../../escaped", "a/b", ".."} {
+	for i, name := range []string{"../escaped", "a/b", ".."} {
 		f := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
 		os.WriteFile(f, []byte(`{"name":`+strconv.Quote(name)+`}`), 0o644)
 		files = append(files, f)

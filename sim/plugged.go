@@ -1,0 +1,70 @@
+package sim
+
+import (
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/oracle"
+)
+
+// plug makes a plug-in's listener for this run and registers it where the
+// listenerOrder names it, with the budget the oracle holds it to.
+func (w *World) plug(p Listener, random loop.Random) {
+	s := w.scenario
+	env := Env{Agent: w.agent, Clock: &w.clock, IDs: &w.ids, Random: random, Log: w.agent.Log(), Policy: s.RetryPolicy,
+		Compaction: s.Compaction, Summarizer: &scriptedSummarizer{w: w}, Warn: w.warn}
+	budget := w.builtInBudget(p.Name)
+	if !BuiltIn(p.Name) {
+		budget = oracle.Budget{Listener: p.Name, MaxRetries: p.MaxRetries}
+	}
+	w.facts.Budgets = append(w.facts.Budgets, budget)
+	if l := p.New(env); l != nil {
+		w.agent.AddRequestErrorListener(AgentName(p.Name), l)
+	}
+}
+
+// builtInBudget is the most retries a built-in listener may answer in one
+// step: llm-retry's policy (always mode has no bound), compaction's
+// maxOverflowRetries (per activity, so at most that per step), none for
+// the test listeners that never retry, no bound for those that always do.
+func (w *World) builtInBudget(name string) oracle.Budget {
+	b := oracle.Budget{Listener: AgentName(name), MaxRetries: Unbounded}
+	switch name {
+	case ListenerRetry:
+		switch p := w.scenario.RetryPolicy; {
+		case p == nil:
+			b.MaxRetries = 0
+		case p.Mode == loop.ModeNormal:
+			b.MaxRetries = p.MaxRetries
+		}
+	case ListenerCompaction:
+		b.MaxRetries = 0
+		if c := w.scenario.Compaction; c != nil {
+			b.MaxRetries = c.MaxOverflowRetries
+		}
+	case ListenerThrow, ListenerCancelThenNext, ListenerThrowOnCue:
+		b.MaxRetries = 0
+	}
+	return b
+}
+
+// sleeping is the choice point of a wait a listener begins: the actions
+// placed after the nth such wait apply now (before the wait looks at the
+// turn signal) or plusMs into it.
+func (w *World) sleeping() {
+	if w.depth == 0 {
+		return
+	}
+	w.counts[AfterListenerWait]++
+	n := w.counts[AfterListenerWait]
+	for i := range w.triggered {
+		t := &w.triggered[i]
+		if t.done || t.After != AfterListenerWait || t.Nth != n {
+			continue
+		}
+		t.done = true
+		if t.PlusMs > 0 {
+			w.clock.At(w.clock.Elapsed()+duration(t.PlusMs), t.apply)
+			continue
+		}
+		t.apply()
+	}
+}

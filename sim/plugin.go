@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/compact"
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// Listener is a request-error listener of your own, plugged into the
+// world: the one way Go code enters the waterfall, for a policy author's
+// listener, a mutant of the zoo, or a test's. The world, the seeded swarm
+// (package faults), explore, budget and hunt all take it.
+type Listener struct {
+	// Name is its name in a scenario's listenerOrder and in the run's
+	// facts. A built-in name (ListenerRetry, ListenerCompaction) replaces
+	// that listener; any other adds one.
+	Name string
+	// New makes the listener for one run, with what the world gives a
+	// listener; state it keeps (a count, a budget) starts fresh with every
+	// run, as it would with every agent.
+	New func(env Env) loop.RequestErrorListener
+	// Place is where the seeded swarm puts an added listener in the
+	// waterfall; a scenario's listenerOrder places it exactly.
+	Place Place
+	// MaxRetries is the most retries it may answer in one step, judged by
+	// attempts-within-policy whether or not it logs anything; Unbounded
+	// for a listener without a budget of its own. A replacement of a
+	// built-in has the built-in's budget (the route's policy, or
+	// maxOverflowRetries), whatever this says.
+	MaxRetries int
+}
+
+// Unbounded is the MaxRetries of a listener whose retries have no bound
+// of its own (always-mode's, say).
+const Unbounded = -1
+
+// Place is where an added listener sits in the waterfall (the first
+// registered is the outermost: it sees a failure first).
+type Place int
+
+const (
+	// Anywhere: the seeded swarm draws its place among the built-in
+	// listeners, seed by seed, so that it meets failures both before and
+	// after llm-retry and compaction-basic have seen them.
+	Anywhere Place = iota
+	// Outermost: before every built-in listener.
+	Outermost
+	// Innermost: after every built-in listener, seeing only what they
+	// pass on.
+	Innermost
+)
+
+func (p Place) String() string {
+	switch p {
+	case Outermost:
+		return "outermost"
+	case Innermost:
+		return "innermost"
+	}
+	return "anywhere"
+}
+
+// Env is what the world gives a listener it makes.
+type Env struct {
+	// Agent is the agent the listener serves: its log, surface and ports.
+	Agent *loop.Agent
+	// Clock is virtual time. Waits belong on the turn's signal
+	// (RequestError.Signal): a wait that outlives a cancel is a finding.
+	Clock  loop.Clock
+	IDs    loop.IDs
+	Random loop.Random
+	Log    *session.Log
+	// Policy is the route's retry policy; nil when it has none.
+	Policy *loop.RetryPolicy
+	// Compaction is the scenario's compaction-basic configuration; nil
+	// when the scenario does not install it.
+	Compaction *compact.Config
+	// Summarizer is the world's scripted summarizer.
+	Summarizer compact.Summarizer
+	// Warn records a warning of the system under test in the result.
+	Warn func(string)
+}
+
+// AgentName is the name a listener of listenerOrder registers on the
+// agent, which the run's facts carry: DSH's own names for the built-ins.
+func AgentName(name string) string {
+	switch name {
+	case ListenerRetry:
+		return "llm-retry"
+	case ListenerCompaction:
+		return "compaction-basic"
+	}
+	return name
+}
+
+// BuiltIn reports whether a listenerOrder name is one the world installs
+// by itself.
+func BuiltIn(name string) bool {
+	switch name {
+	case ListenerRetry, ListenerCompaction, ListenerAlwaysRetry, ListenerThrow, ListenerCancelThenNext,
+		ListenerCancelThenRetry, ListenerThrowOnCue:
+		return true
+	}
+	return false
+}
+
+// Added are the listeners that add to the waterfall (not replacing a
+// built-in), in order.
+func Added(ls []Listener) []Listener {
+	return slices.DeleteFunc(slices.Clone(ls), func(l Listener) bool { return BuiltIn(l.Name) })
+}
+
+// CheckListeners says what is wrong with a set of plug-ins: each needs a
+// name and a constructor, and no two may share a name.
+func CheckListeners(ls []Listener) error {
+	seen := map[string]bool{}
+	for i, l := range ls {
+		switch {
+		case l.Name == "":
+			return fmt.Errorf("listener %d has no name", i+1)
+		case l.New == nil:
+			return fmt.Errorf("listener %q has no constructor (New)", l.Name)
+		case seen[l.Name]:
+			return fmt.Errorf("two listeners are named %q", l.Name)
+		case l.MaxRetries < Unbounded:
+			return fmt.Errorf("listener %q: MaxRetries %d (want ≥ 0, or Unbounded)", l.Name, l.MaxRetries)
+		}
+		seen[l.Name] = true
+	}
+	return nil
+}
+
+// find is the plug-in of a name.
+func find(ls []Listener, name string) (Listener, bool) {
+	i := slices.IndexFunc(ls, func(l Listener) bool { return l.Name == name })
+	if i < 0 {
+		return Listener{}, false
+	}
+	return ls[i], true
+}
