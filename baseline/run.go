@@ -64,8 +64,8 @@ func (r Result) Verdict() []string { return Invariants(r.Violations) }
 func Invariants(vs []oracle.Violation) []string {
 	var ids []string
 	for _, v := range vs {
-		if !slices.Contains(ids, v.Invariant) {
-			ids = append(ids, v.Invariant)
+		if id := string(v.Invariant); !slices.Contains(ids, id) {
+			ids = append(ids, id)
 		}
 	}
 	slices.Sort(ids)

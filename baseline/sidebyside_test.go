@@ -167,7 +167,7 @@ func mutantRows(b *testing.B) []zooRow {
 			if r.Hung {
 				row.hung++
 			}
-			if slices.Contains(r.Verdict(), m.Trips) {
+			if slices.Contains(r.Verdict(), string(m.Trips)) {
 				row.baseline++
 			}
 		}

@@ -1,7 +1,7 @@
 package budget
 
 import (
-	"os"
+	"github.com/turnsim/turnsim/internal/atomicfile"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/sim"
@@ -42,5 +42,5 @@ func (c Config) Check(tb TB, seed uint64, runs int, bounds ...string) Report {
 // simrun check and replay tooling.
 func (c Config) Trace(seed uint64, path string) error {
 	s, opts := c.world(seed)
-	return os.WriteFile(path, faults.LogBytes(sim.RunWith(s, opts)), 0o644)
+	return atomicfile.Write(path, faults.LogBytes(sim.RunWith(s, opts)))
 }

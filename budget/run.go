@@ -163,19 +163,11 @@ func (c Config) world(seed uint64) (*sim.Scenario, sim.Options) {
 	}
 	opts := sim.Options{Listeners: c.Listeners}
 	if len(c.Listeners) > 0 {
-		var outer, inner []string
-		for _, l := range sim.Added(c.Listeners) {
-			if l.Place == sim.Outermost {
-				outer = append(outer, l.Name)
-			} else {
-				inner = append(inner, l.Name)
-			}
-		}
 		base := []string{sim.ListenerRetry}
 		if c.Compaction != nil {
 			base = c.order()
 		}
-		s.ListenerOrder = append(append(outer, base...), inner...)
+		s.ListenerOrder = sim.Order(base, c.Listeners, sim.Innermost)
 	}
 	return s, opts
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/turnsim/turnsim/internal/atomicfile"
+
 	"github.com/turnsim/turnsim/conformance/dshweb"
 	"github.com/turnsim/turnsim/serve"
 	"github.com/turnsim/turnsim/sim"
@@ -100,7 +102,7 @@ func StartDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd st
 		server.Shutdown(shut)
 	})
 	stub := filepath.Join(dir, "hmr-stub.mjs")
-	if err := os.WriteFile(stub, []byte(HMRStub), 0o644); err != nil {
+	if err := atomicfile.Write(stub, []byte(HMRStub)); err != nil {
 		return nil, err
 	}
 	overlay, err := Overlay(s, "http://"+ln.Addr().String(), stub)
@@ -108,7 +110,7 @@ func StartDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd st
 		return nil, err
 	}
 	overlayPath := filepath.Join(dir, OverlayFile)
-	if err := os.WriteFile(overlayPath, []byte(overlay), 0o644); err != nil {
+	if err := atomicfile.Write(overlayPath, []byte(overlay)); err != nil {
 		return nil, err
 	}
 	if err := writePreset(install, s, r.Home); err != nil {
@@ -169,7 +171,7 @@ func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd stri
 		driveErr = hooks.AfterDrive(ctx, host, id)
 	}
 	if b, err := json.MarshalIndent(drive, "", "  "); err == nil {
-		os.WriteFile(filepath.Join(dir, DriveFile), append(b, '\n'), 0o644)
+		atomicfile.Write(filepath.Join(dir, DriveFile), append(b, '\n'))
 	}
 	if driveErr != nil {
 		return driveErr
@@ -182,7 +184,7 @@ func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd stri
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, SessionFile), data, 0o644)
+	return atomicfile.Write(filepath.Join(dir, SessionFile), data)
 }
 
 // writePreset writes the turnsim agent preset into DSH's home, where DSH
@@ -200,10 +202,10 @@ func writePreset(install Install, s *sim.Scenario, home string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "agent.cordis.yml"), []byte(preset), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "agent.cordis.yml"), []byte(preset)); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "preset.yml"), []byte(PresetMetadata), 0o644)
+	return atomicfile.Write(filepath.Join(dir, "preset.yml"), []byte(PresetMetadata))
 }
 
 // Hooks let a caller act on a DSH run while its host is up: before the

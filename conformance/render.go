@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/turnsim/turnsim/internal/atomicfile"
+
 	"github.com/turnsim/turnsim/conformance/dshweb"
 	"github.com/turnsim/turnsim/conformance/webui"
 	"github.com/turnsim/turnsim/loop/session"
@@ -62,10 +64,10 @@ func RenderHooks(chromium, dir string) (Hooks, func()) {
 			return err
 		}
 		if chat, err := b.Chat(); err == nil {
-			os.WriteFile(filepath.Join(dir, name+".html"), []byte(chat), 0o644)
+			atomicfile.Write(filepath.Join(dir, name+".html"), []byte(chat))
 		}
 		data, _ := json.MarshalIndent(r, "", "  ")
-		return os.WriteFile(filepath.Join(dir, name+".json"), append(data, '\n'), 0o644)
+		return atomicfile.Write(filepath.Join(dir, name+".json"), append(data, '\n'))
 	}
 	hooks := Hooks{
 		BeforeDrive: func(ctx context.Context, h *dshweb.Host, _ string) error {

@@ -60,15 +60,15 @@ func TestRenderedRuns(t *testing.T) {
 		why        string
 		rows       func([]session.Event) []webui.Row
 		differs    bool
-		invariants []string
+		invariants []oracle.ID
 	}{
-		{"the released UI: the retry row alone", released, false, []string{oracle.ExhaustedTurnRendersError}},
+		{"the released UI: the retry row alone", released, false, []oracle.ID{oracle.ExhaustedTurnRendersError}},
 		{"SPEC's UI: the retry row and the error", func(e []session.Event) []webui.Row { return conformance.ViewRows(view.Derive(e), false) }, true, nil},
 		{"a retry row with the wrong count", func(e []session.Event) []webui.Row {
 			rows := released(e)
 			rows[0].Status = strings.Replace(rows[0].Status, "(2/2)", "(1/2)", 1)
 			return rows
-		}, true, []string{oracle.ExhaustedTurnRendersError, oracle.ExhaustedTurnRendersError}},
+		}, true, []oracle.ID{oracle.ExhaustedTurnRendersError, oracle.ExhaustedTurnRendersError}},
 	} {
 		c, err := conformance.Compare(s, keptRun(t, s, row.rows), sim.Options{})
 		if err != nil {
@@ -77,11 +77,11 @@ func TestRenderedRuns(t *testing.T) {
 		if !c.Rendered || (c.UIDiff != "") != row.differs {
 			t.Errorf("%s: rendered %v, diff %q", row.why, c.Rendered, c.UIDiff)
 		}
-		var got []string
+		var got []oracle.ID
 		for _, v := range c.UIViolations {
 			got = append(got, v.Invariant)
 		}
-		if strings.Join(got, ",") != strings.Join(row.invariants, ",") {
+		if !slices.Equal(got, row.invariants) {
 			t.Errorf("%s: the UI breaks %v, want %v", row.why, got, row.invariants)
 		}
 	}

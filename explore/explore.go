@@ -80,7 +80,7 @@ type Options struct {
 	Workers int
 	// StopAt ends the exploration at the first plan that violates this
 	// invariant (AnyInvariant: any; "": explore everything).
-	StopAt string
+	StopAt oracle.ID
 	// Stopped, when set, ends the exploration early (Ctrl-C).
 	Stopped func() bool
 	// NoDedupe grows every plan, not one per state: the check that
@@ -90,7 +90,7 @@ type Options struct {
 }
 
 // AnyInvariant as Options.StopAt stops at the first violating plan.
-const AnyInvariant = "*"
+const AnyInvariant oracle.ID = "*"
 
 // AlphabetSize is how many kinds of fault explore places.
 func AlphabetSize() int { return len(alphabet) }
@@ -146,6 +146,9 @@ type outcome struct {
 // order, so the report is the same for any number of workers.
 func Explore(p Policy, o Options) Report {
 	base := Workload(p)
+	// Listeners plugged in join the workload's order; one placed Anywhere
+	// goes first, where it meets every failure.
+	base.ListenerOrder = sim.Order(base.ListenerOrder, o.Sim.Listeners, sim.Outermost)
 	if o.Workers < 1 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}

@@ -78,6 +78,7 @@ func TestMutantsFound(t *testing.T) {
 		{"tail-window-drift", "dsh-default", 1, "a failed turn's error node needs its turn/start in the tail window"},
 		{"throw-becomes-retry", "dsh-default", 1, "a listener throws handling a failure"},
 		{"loop-no-recheck", "dsh-default", 2, "a failure, then a cancel after llm/retry-started"},
+		{"listener-wait-ignores-cancel", "dsh-default", 2, "a SERVER failure the plugged-in listener (placed first) waits on, then a cancel inside that wait"},
 		{"steer-lost-on-retry", "dsh-default", 2, "a message claimed by the step, then a failure it retries"},
 		{"loop-retry-window", "dsh-default", 1, "any retry re-queues the turn's input"},
 	}
@@ -95,7 +96,13 @@ func TestMutantsFound(t *testing.T) {
 			if !r.Found {
 				t.Fatalf("not found in %d plans of at most %d faults (%s)", r.Plans, row.faults, row.why)
 			}
-			f := r.Failures[len(r.Failures)-1]
+			// The plan that reached StopAt may break other invariants
+			// too; its failure under the mutant's is the one asked for.
+			i := slices.IndexFunc(r.Failures, func(f Failure) bool { return f.Violation.Invariant == m.Trips })
+			if i < 0 {
+				t.Fatalf("found, but no failure of %s among %d", m.Trips, len(r.Failures))
+			}
+			f := r.Failures[i]
 			if f.Violation.Invariant != m.Trips || len(f.Plan) != row.faults {
 				t.Errorf("found %s with %d faults %v, want %s with %d (%s)", f.Violation.Invariant, len(f.Plan), f.Plan.Lines(), m.Trips, row.faults, row.why)
 			}

@@ -44,6 +44,10 @@ type Config struct {
 type Overrides struct {
 	Policy *loop.RetryPolicy
 	Kinds  []string // nil: all kinds may be drawn
+	// Listeners are plug-ins added to the waterfall (sim.Added of the
+	// world's): the swarm draws their places and aims cancels at their
+	// waits. RunSeed fills them in from the world's options.
+	Listeners []sim.Listener
 }
 
 func (c *Config) has(kind string) bool { return slices.Contains(c.Kinds, kind) }

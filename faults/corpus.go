@@ -1,6 +1,9 @@
 package faults
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,10 +12,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -28,7 +33,7 @@ type Entry struct {
 	Seed      string          `json:"seed"`
 	Overrides EntryOverrides  `json:"overrides"`
 	Mutant    string          `json:"mutant,omitempty"`
-	Invariant string          `json:"invariant"`
+	Invariant oracle.ID       `json:"invariant"`
 	Message   string          `json:"message"`
 	Plan      []string        `json:"plan"`
 	Scenario  json.RawMessage `json:"scenario"`
@@ -41,7 +46,7 @@ type EntryOverrides struct {
 }
 
 // NewEntry makes the entry of a shrunk failure.
-func NewEntry(version string, seed uint64, o Overrides, mutant, invariant, message string, shrunk *sim.Scenario) (*Entry, error) {
+func NewEntry(version string, seed uint64, o Overrides, mutant string, invariant oracle.ID, message string, shrunk *sim.Scenario) (*Entry, error) {
 	scenario, err := shrunk.MarshalJSON()
 	if err != nil {
 		return nil, err
@@ -69,34 +74,42 @@ func policyJSON(p *loop.RetryPolicy) string {
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// Write writes the entry into dir atomically (a temporary file, then a
-// rename) as <invariant>-<seed>[-<mutant>].json, and returns its path.
-func (e *Entry) Write(dir string) (string, error) {
+// Write writes the entry into dir as <invariant>-<plan>[-<mutant>].json,
+// where <plan> is a hash of the shrunk scenario: the seeds that shrink to
+// the same plan for the same invariant share one entry (the first one
+// written is kept). It returns the entry's path and whether it was new.
+func (e *Entry) Write(dir string) (path string, written bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+		return "", false, err
 	}
-	name := e.Invariant + "-" + e.Seed
+	path = filepath.Join(dir, e.FileName())
+	if _, err := os.Stat(path); err == nil {
+		return path, false, nil
+	}
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return "", false, err
+	}
+	return path, true, atomicfile.Write(path, append(data, '\n'))
+}
+
+// FileName is the entry's file name: what it violates, and a hash of its
+// plan (and of its overrides, which replay with it).
+func (e *Entry) FileName() string {
+	// The plan as compact JSON: an entry read back (indented in its
+	// file) names the same file as the one written.
+	var plan, policy bytes.Buffer
+	json.Compact(&plan, e.Scenario)
+	json.Compact(&policy, e.Overrides.Policy)
+	h := sha256.New()
+	h.Write(plan.Bytes())
+	h.Write(policy.Bytes())
+	h.Write([]byte(strings.Join(e.Overrides.Faults, ",")))
+	name := string(e.Invariant) + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 	if e.Mutant != "" {
 		name = e.Mutant + "-" + name
 	}
-	path := filepath.Join(dir, name+".json")
-	data, err := json.MarshalIndent(e, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	tmp, err := os.CreateTemp(dir, ".entry-*")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	return path, os.Rename(tmp.Name(), path)
+	return name + ".json"
 }
 
 // LoadedEntry is an entry read from the corpus, or the reason it could

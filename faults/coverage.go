@@ -18,7 +18,8 @@ import (
 // after the record), and the invariants whose precondition held — a
 // property that never had the chance to fire proves nothing.
 type Exercised struct {
-	Kinds, Points, Invariants []string
+	Kinds, Points []string
+	Invariants    []oracle.ID
 }
 
 // Exercise reads a verdict's coverage.
@@ -43,8 +44,8 @@ func Exercise(v Verdict) Exercised {
 }
 
 // preconditions are the invariants that had something to check in a run.
-func preconditions(c *Config, res *sim.Result) []string {
-	held := map[string]bool{
+func preconditions(c *Config, res *sim.Result) []oracle.ID {
+	held := map[oracle.ID]bool{
 		oracle.LogWellFormed:  true,
 		oracle.TurnTerminates: true,
 		oracle.SUTPanic:       true,
@@ -57,8 +58,13 @@ func preconditions(c *Config, res *sim.Result) []string {
 	}
 	if len(facts.Actions) > 0 {
 		held[oracle.CancelledTurnNeverRetries] = true
+		held[oracle.CancelTakesEffectAtOnce] = true
 	}
 	for _, d := range facts.Decisions {
+		held[oracle.ListenerWithinTurn] = true
+		if d.Retry {
+			held[oracle.AttemptsWithinPolicy] = true
+		}
 		if d.Listener == oracle.CompactionListener {
 			held[oracle.OverflowRecoveryBounded] = true
 		}
@@ -94,7 +100,7 @@ func preconditions(c *Config, res *sim.Result) []string {
 			}
 		}
 	}
-	var out []string
+	var out []oracle.ID
 	for _, inv := range oracle.Invariants {
 		if held[inv.ID] {
 			out = append(out, inv.ID)
@@ -123,7 +129,7 @@ func (c *Coverage) Add(x Exercised) {
 		c.points[p]++
 	}
 	for _, id := range x.Invariants {
-		c.invariants[id]++
+		c.invariants[string(id)]++
 	}
 }
 
@@ -186,7 +192,7 @@ func (c *Coverage) Report() Report {
 	var ids []string
 	for _, inv := range oracle.Invariants {
 		if inv.ID != oracle.Nondeterminism { // the determinism sample is counted by run
-			ids = append(ids, inv.ID)
+			ids = append(ids, string(inv.ID))
 		}
 	}
 	r.Invariants = rows(ids, c.invariants, "precondition of")

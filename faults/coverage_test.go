@@ -23,8 +23,9 @@ func TestExercisedByAScenario(t *testing.T) {
 	want := Exercised{
 		// The scenario's own send, then the cancel 700 ms into the second wait.
 		Points: []string{"before any event", "llm/retry"},
-		Invariants: []string{oracle.LogWellFormed, oracle.RetryBudget, oracle.RetryAfterHandledFailure,
-			oracle.CancelledTurnNeverRetries, oracle.BackoffHonoured, oracle.TurnTerminates, oracle.SUTPanic},
+		Invariants: []oracle.ID{oracle.LogWellFormed, oracle.RetryBudget, oracle.AttemptsWithinPolicy, oracle.RetryAfterHandledFailure,
+			oracle.CancelledTurnNeverRetries, oracle.CancelTakesEffectAtOnce, oracle.BackoffHonoured, oracle.TurnTerminates,
+			oracle.ListenerWithinTurn, oracle.SUTPanic},
 	}
 	if diff := cmp.Diff(want, x); diff != "" {
 		t.Errorf("exercised (-want +got):\n%s", diff)

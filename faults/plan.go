@@ -40,6 +40,9 @@ func Draw(seed uint64, o Overrides) (*Config, *sim.Scenario) {
 	}
 	drawRequests(c, s, stream(seed, "faults"))
 	drawWorld(c, s, stream(seed, "world"))
+	if len(o.Listeners) > 0 {
+		drawPlugins(c, s, o, stream(seed, "listeners"))
+	}
 	s.MaxEvents = eventBound(c, s)
 	return c, s
 }
@@ -305,3 +308,45 @@ func drawWorld(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// drawPlugins places the listeners plugged in from outside (a policy
+// author's, a mutant's) and aims the world at their waits, from a stream
+// of their own: a seed without them draws what it always drew. Each one
+// placed Anywhere goes to a drawn place among the others, so that it sees
+// failures both before and after llm-retry and compaction-basic; and half
+// the seeds cancel inside a wait some listener begins — the race a
+// listener's own sleep is likeliest to lose, and one no event marks when
+// the listener logs nothing.
+func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParameters) {
+	order := slices.Clone(c.ListenerOrder)
+	outer := 0
+	for _, l := range o.Listeners {
+		switch l.Place {
+		case sim.Outermost:
+			order = slices.Insert(order, outer, l.Name)
+			outer++
+		case sim.Innermost:
+			order = append(order, l.Name)
+		default:
+			order = slices.Insert(order, drawInt(rng, intRange(outer, len(order))), l.Name)
+		}
+	}
+	c.ListenerOrder, s.ListenerOrder = order, order
+	if o.Kinds != nil && !slices.Contains(o.Kinds, Cancel) {
+		return
+	}
+	if draw[bool](rng, coin) {
+		cause := draw[string](rng, causeGen)
+		a := sim.Action{Do: "cancel", Cause: session.Cause{Kind: cause},
+			Trigger: sim.Trigger{After: sim.AfterListenerWait, Nth: drawInt(rng, nthGen), PlusMs: float64(drawInt(rng, plusGen))}}
+		if cause == session.CauseHook {
+			a.Cause.Reason = "a pre-step hook stopped the turn"
+		}
+		s.World = append(s.World, a)
+		if !c.has(Cancel) {
+			c.Kinds = append(c.Kinds, Cancel)
+			slices.SortFunc(c.Kinds, func(a, b string) int { return slices.Index(Kinds, a) - slices.Index(Kinds, b) })
+		}
+		s.MaxEvents = eventBound(c, s)
+	}
+}

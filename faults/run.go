@@ -28,7 +28,7 @@ func Check(s *sim.Scenario, opts sim.Options) (*sim.Result, []oracle.Violation) 
 // checkDeterminism it runs the plan twice and reports different bytes as a
 // nondeterminism violation.
 func RunSeed(seed uint64, o Overrides, opts sim.Options, checkDeterminism bool) Verdict {
-	c, s := Draw(seed, o)
+	c, s := Draw(seed, o.For(opts))
 	res, vs := Check(s, opts)
 	if checkDeterminism {
 		if again := sim.RunWith(s, opts); !bytes.Equal(LogBytes(res), LogBytes(again)) {
@@ -36,6 +36,13 @@ func RunSeed(seed uint64, o Overrides, opts sim.Options, checkDeterminism bool) 
 		}
 	}
 	return Verdict{Seed: seed, Config: c, Scenario: s, Result: res, Violations: vs}
+}
+
+// For is the overrides with the listeners the world's options add to the
+// waterfall: what a seed draws depends on them.
+func (o Overrides) For(opts sim.Options) Overrides {
+	o.Listeners = sim.Added(opts.Listeners)
+	return o
 }
 
 // LogBytes is a run's v1 log.
@@ -49,6 +56,9 @@ func LogBytes(r *sim.Result) []byte {
 // semantic invariant, else the first (log-well-formed often fires beside a
 // semantic invariant, which explains the bug better).
 func Principal(vs []oracle.Violation) oracle.Violation {
+	// A violation of what callers observe (a wait past a cancel, a budget
+	// counted at the port) names the bug more directly than its echoes in
+	// the log: it comes first among the semantic ones.
 	for _, v := range vs {
 		if v.Invariant != oracle.LogWellFormed {
 			return v
@@ -58,7 +68,7 @@ func Principal(vs []oracle.Violation) oracle.Violation {
 }
 
 // Violates reports whether a scenario still violates invariant id.
-func Violates(s *sim.Scenario, id string, opts sim.Options) bool {
+func Violates(s *sim.Scenario, id oracle.ID, opts sim.Options) bool {
 	_, vs := Check(s, opts)
 	for _, v := range vs {
 		if v.Invariant == id {

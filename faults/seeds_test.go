@@ -1,81 +1,14 @@
 package faults
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
 )
-
-// Flags of the seeded property, each with an environment twin.
-var (
-	simSeed     = flag.String("sim.seed", "", "run just this seed (env SIM_SEED)")
-	simRuns     = flag.Int("sim.runs", 0, "how many seeds to run (env SIM_RUNS; default 3000, a tenth under -short)")
-	simDuration = flag.Duration("sim.duration", 0, "run seeds for this long instead (env SIM_DURATION)")
-)
-
-func setting(flagValue, env string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	return os.Getenv(env)
-}
-
-// TestSeeds runs seeded fault plans against the correct loop: every one
-// must pass every invariant. A failure prints paste-ready reproductions.
-func TestSeeds(t *testing.T) {
-	first, count := uint64(1), 3000
-	if s := setting(*simSeed, "SIM_SEED"); s != "" {
-		seed, err := strconv.ParseUint(s, 0, 64)
-		if err != nil {
-			t.Fatalf("sim.seed %q: %v", s, err)
-		}
-		first, count = seed, 1
-	} else if r := setting(strconv.Itoa(*simRuns), "SIM_RUNS"); r != "" && r != "0" {
-		n, err := strconv.Atoi(r)
-		if err != nil {
-			t.Fatalf("sim.runs %q: %v", r, err)
-		}
-		count = n
-	} else if testing.Short() {
-		count /= 10
-	}
-	var deadline time.Time
-	if d := setting(durationString(*simDuration), "SIM_DURATION"); d != "" {
-		dur, err := time.ParseDuration(d)
-		if err != nil {
-			t.Fatalf("sim.duration %q: %v", d, err)
-		}
-		deadline, count = time.Now().Add(dur), int(^uint(0)>>1)
-	}
-	ran := 0
-	for i := 0; i < count; i++ {
-		if !deadline.IsZero() && time.Now().After(deadline) {
-			break
-		}
-		seed := first + uint64(i)
-		v := RunSeed(seed, Overrides{}, sim.Options{}, i%20 == 0)
-		ran++
-		if len(v.Violations) > 0 {
-			t.Errorf("seed %#x: %s\n%s\nTo reproduce:\n  go test ./faults -run '^TestSeeds$' -sim.seed=%#x\n  simrun replay --seed %#x",
-				seed, v.Violations[0], v.Config, seed, seed)
-		}
-	}
-	t.Logf("%d seeds from %#x", ran, first)
-}
-
-func durationString(d time.Duration) string {
-	if d == 0 {
-		return ""
-	}
-	return d.String()
-}
 
 // TestDrawIsDeterministic: a seed draws the same configuration and plan
 // every time, and different seeds draw different plans.
@@ -217,7 +150,7 @@ func TestCorpusErrorsAreNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, err := e.Write(dir)
+	path, _, err := e.Write(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

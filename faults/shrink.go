@@ -3,17 +3,19 @@ package faults
 import (
 	"slices"
 
+	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
 
 // Shrink makes a failing plan smaller while it still violates invariant
 // id: it removes plan entries (world actions, late inputs, outages,
 // summaries, model answers), then simplifies each (no latency, failures
-// before any chunk, no Retry-After, the earliest trigger), and repeats
+// before any chunk, no Retry-After, the earliest trigger, outages earlier
+// and shorter), and repeats
 // until nothing changes. The result is 1-minimal: removing any single
 // entry makes the violation disappear. It returns the number of runs it
 // took.
-func Shrink(s *sim.Scenario, id string, opts sim.Options) (*sim.Scenario, int) {
+func Shrink(s *sim.Scenario, id oracle.ID, opts sim.Options) (*sim.Scenario, int) {
 	runs := 0
 	return ShrinkWhile(s, func(c *sim.Scenario) bool {
 		runs++
@@ -109,6 +111,20 @@ func simplifications(s *sim.Scenario) []*sim.Scenario {
 			c := clone(s)
 			c.Requests[i].ToolCalls = slices.Clone(r.ToolCalls)
 			c.Requests[i].ToolCalls[0].LatencyMs = 0
+			out = append(out, c)
+		}
+	}
+	for i, o := range s.Outages {
+		// Earlier, then shorter: an outage that starts with the run often
+		// makes the later turns its plan needed removable.
+		if o.FromMs > 0 {
+			c := clone(s)
+			c.Outages[i].FromMs, c.Outages[i].ToMs = 0, o.ToMs-o.FromMs
+			out = append(out, c)
+		}
+		if length := o.ToMs - o.FromMs; length >= 2 {
+			c := clone(s)
+			c.Outages[i].ToMs = o.FromMs + float64(int(length/2))
 			out = append(out, c)
 		}
 	}

@@ -34,9 +34,9 @@ type Options struct {
 
 // Result is one mutant's row.
 type Result struct {
-	Mutant    string `json:"mutant"`
-	Invariant string `json:"invariant"`
-	Found     bool   `json:"found"`
+	Mutant    string    `json:"mutant"`
+	Invariant oracle.ID `json:"invariant"`
+	Found     bool      `json:"found"`
 	// Seeds is how many seeds ran up to and including the first violating
 	// one (or all that ran, when none was found).
 	Seeds int `json:"seeds"`

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -16,7 +17,7 @@ import (
 type Mutant struct {
 	Name  string
 	Bug   string
-	Trips string
+	Trips oracle.ID
 	// Options install the bug into the world.
 	Options sim.Options
 }
@@ -90,6 +91,13 @@ var Zoo = []Mutant{
 			"and resends the request at once: a cancel that landed during recovery does not stop the retry",
 		Trips:   "cancelled-turn-never-retries",
 		Options: sim.Options{Attempts: resendWithoutRecheck},
+	},
+	{
+		Name: "listener-wait-ignores-cancel",
+		Bug: "a listener of one's own (SERVER twice, 100 ms apart, nothing logged) waits on a background context: " +
+			"a cancel during its wait ends the turn only when the wait is over",
+		Trips:   "cancel-takes-effect-at-once",
+		Options: sim.Options{Listeners: []sim.Listener{backgroundWait()}},
 	},
 	{
 		Name:    "steer-lost-on-retry",

@@ -15,7 +15,7 @@ func TestFactsViolations(t *testing.T) {
 	tests := []struct {
 		why   string
 		build func(b *logBuilder) *oracle.Facts
-		want  []string
+		want  []oracle.ID
 	}{
 		{"a cancel took effect mid-step, then a listener's retry ran another attempt", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
@@ -24,7 +24,7 @@ func TestFactsViolations(t *testing.T) {
 			facts := noFacts()
 			facts.Actions = []oracle.Action{{Seq: f + 1, Kind: "cancel", Cause: "user"}}
 			return facts
-		}, []string{oracle.CancelledTurnNeverRetries}},
+		}, []oracle.ID{oracle.CancelledTurnNeverRetries}},
 		{"a disposed turn that ends aborted for another cause", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			f := b.fail(1, 1, "SERVER", "busy")
@@ -33,7 +33,7 @@ func TestFactsViolations(t *testing.T) {
 			facts := noFacts()
 			facts.Actions = []oracle.Action{{Seq: f + 1, Kind: "dispose"}}
 			return facts
-		}, []string{oracle.CancelledTurnNeverRetries}},
+		}, []oracle.ID{oracle.CancelledTurnNeverRetries}},
 		{"compaction retried twice with maxOverflowRetries 1 and no model message between", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			var decisions []oracle.Decision
@@ -49,7 +49,7 @@ func TestFactsViolations(t *testing.T) {
 			facts := noFacts()
 			facts.Decisions = decisions
 			return facts
-		}, []string{oracle.LogWellFormed, oracle.OverflowRecoveryBounded}}, // the test's replace ranges are not on the surface either
+		}, []oracle.ID{oracle.LogWellFormed, oracle.OverflowRecoveryBounded}}, // the test's replace ranges are not on the surface either
 		{"compaction answered retry after a summary that failed without a prune", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
@@ -59,14 +59,14 @@ func TestFactsViolations(t *testing.T) {
 			facts := noFacts()
 			facts.Decisions = []oracle.Decision{{Seq: end + 1, Listener: oracle.CompactionListener, Retry: true}}
 			return facts
-		}, []string{oracle.OverflowRecoveryBounded}},
+		}, []oracle.ID{oracle.OverflowRecoveryBounded}},
 		{"the world stopped a run at its bound", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			b.complete(1, 1)
 			facts := noFacts()
 			facts.Stopped = "stopped at the bound of 10 events"
 			return facts
-		}, []string{oracle.TurnTerminates}},
+		}, []oracle.ID{oracle.TurnTerminates}},
 		{"an event after the disposed agent went idle", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			b.complete(1, 1)
@@ -74,7 +74,7 @@ func TestFactsViolations(t *testing.T) {
 			facts := noFacts()
 			facts.IdleAfterDisposal = 5
 			return facts
-		}, []string{oracle.TurnTerminates}},
+		}, []oracle.ID{oracle.TurnTerminates}},
 		{"an input claimed by a completed turn that never entered the history", func(b *logBuilder) *oracle.Facts {
 			b.add(`{"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"inserted":[{"content":[],"source":{"kind":"user"},"role":"user","id":"u1"}]}}`)
 			b.turnStart(1)
@@ -85,7 +85,7 @@ func TestFactsViolations(t *testing.T) {
 			facts := noFacts()
 			facts.Inputs = []oracle.Input{{ID: "u1"}}
 			return facts
-		}, []string{oracle.NoLostInput}},
+		}, []oracle.ID{oracle.NoLostInput}},
 		{"a request went to the model after a cancel took effect, though no chunk of it reached the log", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			f := b.fail(1, 1, "SERVER", "busy")
@@ -96,7 +96,7 @@ func TestFactsViolations(t *testing.T) {
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
 			facts.Actions = []oracle.Action{{Seq: f + 1, Order: 3, Turn: 1, Kind: "cancel", Cause: "user"}}
 			return facts
-		}, []string{oracle.CancelledTurnNeverRetries}},
+		}, []oracle.ID{oracle.CancelledTurnNeverRetries}},
 		{"a cancel of the previous turn does not count against the next turn's request", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			f := b.fail(1, 1, "SERVER", "busy")
@@ -118,7 +118,7 @@ func TestFactsViolations(t *testing.T) {
 			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2}}
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Threw: true}}
 			return facts
-		}, []string{oracle.RetryAfterHandledFailure}},
+		}, []oracle.ID{oracle.RetryAfterHandledFailure}},
 		{"a second attempt that no waterfall answered", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			f := b.fail(1, 1, "SERVER", "busy")
@@ -126,7 +126,7 @@ func TestFactsViolations(t *testing.T) {
 			facts := noFacts()
 			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 2, Turn: 1, Step: 1, Attempt: 2}}
 			return facts
-		}, []string{oracle.RetryAfterHandledFailure}},
+		}, []oracle.ID{oracle.RetryAfterHandledFailure}},
 		{"a second attempt after a waterfall that answered no action", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			f := b.fail(1, 1, "SERVER", "busy")
@@ -135,7 +135,7 @@ func TestFactsViolations(t *testing.T) {
 			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2}}
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2}}
 			return facts
-		}, []string{oracle.RetryAfterHandledFailure}},
+		}, []oracle.ID{oracle.RetryAfterHandledFailure}},
 		{"a second attempt the waterfall answered retry", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			f := b.fail(1, 1, "SERVER", "busy")
@@ -157,7 +157,7 @@ func TestFactsViolations(t *testing.T) {
 				{Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2}}
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
 			return facts
-		}, []string{oracle.NoLostInput}},
+		}, []oracle.ID{oracle.NoLostInput}},
 		{"a retry that carries the steer", func(b *logBuilder) *oracle.Facts {
 			b.turnStart(1)
 			b.stepStart(1, 1)
@@ -177,7 +177,7 @@ func TestFactsViolations(t *testing.T) {
 			facts := noFacts()
 			facts.Panic = "runtime error: index out of range"
 			return facts
-		}, []string{oracle.SUTPanic}},
+		}, []oracle.ID{oracle.SUTPanic}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {

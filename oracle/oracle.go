@@ -18,55 +18,71 @@ package oracle
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/loop/view"
 )
 
+// ID names an invariant: stable, printed in reports, kept in corpus
+// entries.
+type ID string
+
 // Invariant ids.
 const (
-	LogWellFormed             = "log-well-formed"
-	RetryBudget               = "retry-budget"
-	RetryAfterHandledFailure  = "retry-after-handled-failure"
-	CancelledTurnNeverRetries = "cancelled-turn-never-retries"
-	FailedAttemptNotInHistory = "failed-attempt-not-in-history"
-	ExhaustedTurnRendersError = "exhausted-turn-renders-error"
-	BackoffHonoured           = "backoff-honoured"
-	NonRetryableStaysTerminal = "non-retryable-stays-terminal"
-	OverflowRecoveryBounded   = "overflow-recovery-bounded"
-	TurnTerminates            = "turn-terminates"
-	NoLostInput               = "no-lost-input"
+	LogWellFormed             ID = "log-well-formed"
+	RetryBudget               ID = "retry-budget"
+	AttemptsWithinPolicy      ID = "attempts-within-policy"
+	RetryAfterHandledFailure  ID = "retry-after-handled-failure"
+	CancelledTurnNeverRetries ID = "cancelled-turn-never-retries"
+	CancelTakesEffectAtOnce   ID = "cancel-takes-effect-at-once"
+	FailedAttemptNotInHistory ID = "failed-attempt-not-in-history"
+	ExhaustedTurnRendersError ID = "exhausted-turn-renders-error"
+	BackoffHonoured           ID = "backoff-honoured"
+	NonRetryableStaysTerminal ID = "non-retryable-stays-terminal"
+	OverflowRecoveryBounded   ID = "overflow-recovery-bounded"
+	TurnTerminates            ID = "turn-terminates"
+	ListenerWithinTurn        ID = "listener-within-turn"
+	NoLostInput               ID = "no-lost-input"
 	// SUTPanic is a panic inside the system under test, caught by the
 	// world; Nondeterminism is a run that did not reproduce byte for byte.
-	SUTPanic       = "sut-panic"
-	Nondeterminism = "nondeterminism"
+	SUTPanic       ID = "sut-panic"
+	Nondeterminism ID = "nondeterminism"
 )
 
 // Invariant is one checked property.
 type Invariant struct {
-	ID      string
+	ID      ID
 	Meaning string
 }
 
-// Invariants are the log-level invariants, in the order Check reports them.
+// Invariants are the invariants, in the order Check reports them.
 var Invariants = []Invariant{
 	{LogWellFormed, "seq, turn and step numbering and nesting, llm/retry placement and pairing, and compaction brackets follow SPEC 1.6 and 3.8, and every turn ends exactly once"},
 	{RetryBudget, "llm/retry numbers run 1, 2, … per (turn, step, provider, policyKey) within maxRetries in normal mode, with one retryId per chain that no other chain reuses"},
+	{AttemptsWithinPolicy, "no listener answers retry more often in a step than its budget allows (llm-retry: the policy's maxRetries; compaction-basic: maxOverflowRetries; a plug-in: its MaxRetries), and a step makes at most one attempt more than their sum — counted at the model port and in the listeners' answers, whether or not anything was logged (run facts)"},
 	{RetryAfterHandledFailure, "every llm/retry, in-step compaction and further attempt follows an attempt of the same turn and step that failed (an error or aborted finish), and an llm/retry records that failure"},
 	{CancelledTurnNeverRetries, "after an interrupted assistant message or an aborted finish nothing more is attempted in the turn, and an interrupted turn ends aborted"},
+	{CancelTakesEffectAtOnce, "from a cancel or disposal that lands in an open turn to that turn's end no virtual time passes: every wait in a turn (stream, tool, backoff, summary, a listener's own) is on the turn signal, and SPEC allows none that outlasts it (2.8: tools and listeners receive the signal and cooperate with it; 3.7) (run facts)"},
 	{FailedAttemptNotInHistory, "an assistant message cites only the chunks of its own attempt, never those of a failed attempt, and only a successful message's tool calls run"},
 	{ExhaustedTurnRendersError, "every error turn/end derives a turn-error node with its display-safe message and code, in the full log and in every tail window that contains it, beside its retry rows"},
 	{BackoffHonoured, "each llm/retry's delayMs is what its policy's formula allows (or the provider's Retry-After within the cap), and the retry starts exactly that long after it"},
 	{NonRetryableStaysTerminal, "a normal-mode policy never retries a failure whose code its own retryable codes (read from its policyKey) do not list"},
 	{OverflowRecoveryBounded, "compaction answers retry at most maxOverflowRetries times since the last model message, and only after it committed a change of the surface (run facts)"},
 	{TurnTerminates, "every run ends by itself within its bound, and nothing is appended after a disposal completed (run facts)"},
+	{ListenerWithinTurn, "every request-error listener answers its failure before that failure's turn ends: none outlives its turn (run facts)"},
 	{NoLostInput, "every message given to send, followup, steer or inject enters the history exactly once, or its removal is recorded, or it is still in the inbox (run facts)"},
 	{SUTPanic, "the system under test never panics"},
 	{Nondeterminism, "the same run, repeated, writes the same bytes"},
 }
 
+// Known reports whether id names an invariant.
+func Known(id ID) bool {
+	return slices.ContainsFunc(Invariants, func(inv Invariant) bool { return inv.ID == id })
+}
+
 // Meaning returns the sentence of an invariant id.
-func Meaning(id string) string {
+func Meaning(id ID) string {
 	for _, inv := range Invariants {
 		if inv.ID == id {
 			return inv.Meaning
@@ -77,11 +93,35 @@ func Meaning(id string) string {
 
 // Violation is one broken invariant with its witnesses.
 type Violation struct {
-	Invariant string  `json:"invariant"`
+	Invariant ID      `json:"invariant"`
 	Turn      int     `json:"turn,omitempty"`
 	Step      int     `json:"step,omitempty"`
 	Seqs      []int64 `json:"seqs"`
 	Message   string  `json:"message"`
+}
+
+// Line is the violation as one line of a report: its id, where, and what.
+func (v Violation) Line() string {
+	var b strings.Builder
+	b.WriteString(string(v.Invariant))
+	if v.Turn > 0 {
+		fmt.Fprintf(&b, " turn %d", v.Turn)
+	}
+	if v.Step > 0 {
+		fmt.Fprintf(&b, " step %d", v.Step)
+	}
+	if len(v.Seqs) > 0 {
+		b.WriteString(" seqs ")
+		for i, s := range v.Seqs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprint(&b, s)
+		}
+	}
+	b.WriteString(": ")
+	b.WriteString(v.Message)
+	return b.String()
 }
 
 func (v Violation) String() string {
@@ -117,28 +157,59 @@ func Check(events []session.Event, opts Options) []Violation {
 	}
 	st := newStream(opts, full, timeNs)
 	st.rendering.all = events
-	var firstChunks []bool // for the run-facts checks: each attempt's first chunk
-	if opts.Facts != nil {
-		firstChunks = make([]bool, len(events))
-		st.onAttempt = func(i int64) { firstChunks[i] = true }
+	f := opts.Facts
+	if f == nil {
+		for i := range events {
+			st.Add(&events[i])
+		}
+		return sortViolations(st.violations())
 	}
+	// A run: the same stream, and the index the run-fact checks share.
+	r := &run{events: events, facts: f, firstChunks: make([]bool, len(events))}
+	st.onAttempt = func(i int64) { r.firstChunks[i] = true }
 	for i := range events {
 		st.Add(&events[i])
+		r.at.add(&events[i])
 	}
 	out := st.violations()
-	if f := opts.Facts; f != nil {
-		out = append(out, checkOverflowBounded(events, f)...)
-		out = append(out, checkTerminates(events, f)...)
-		out = append(out, checkCancelledExact(events, f, firstChunks)...)
-		out = append(out, checkRequestsAfterCancel(f)...)
-		out = append(out, checkSettledRetries(f)...)
-		out = append(out, checkNoLostInput(events, f)...)
-		out = append(out, checkInputsReachRequests(events, f)...)
-		if f.Panic != "" {
-			out = append(out, Violation{Invariant: SUTPanic, Seqs: []int64{int64(len(events)) - 1}, Message: f.Panic})
-		}
+	for _, c := range runChecks {
+		out = append(out, c.check(r)...)
 	}
 	return sortViolations(out)
+}
+
+// run is what the run-fact checks read: the log, the facts, and one index
+// of positions built as the log was fed.
+type run struct {
+	events []session.Event
+	facts  *Facts
+	// firstChunks marks each attempt's first chunk, by index.
+	firstChunks []bool
+	at          positions
+}
+
+// runChecks are the checks that read a run's facts, each under its
+// invariant's id; Check runs them all after the log-level stream.
+var runChecks = []struct {
+	id    ID
+	check func(*run) []Violation
+}{
+	{OverflowRecoveryBounded, func(r *run) []Violation { return checkOverflowBounded(r) }},
+	{TurnTerminates, func(r *run) []Violation { return checkTerminates(r) }},
+	{CancelledTurnNeverRetries, func(r *run) []Violation { return checkCancelledExact(r) }},
+	{CancelledTurnNeverRetries, func(r *run) []Violation { return checkRequestsAfterCancel(r.facts) }},
+	{CancelTakesEffectAtOnce, checkCancelAtOnce},
+	{AttemptsWithinPolicy, checkAttemptsWithinPolicy},
+	{RetryAfterHandledFailure, func(r *run) []Violation { return checkSettledRetries(r.facts) }},
+	{ListenerWithinTurn, checkListenerWithinTurn},
+	{NoLostInput, func(r *run) []Violation { return checkNoLostInput(r.events, r.facts) }},
+	{NoLostInput, func(r *run) []Violation { return checkInputsReachRequests(r.events, r.facts) }},
+	{SUTPanic, func(r *run) []Violation {
+		if r.facts.Panic == "" {
+			return nil
+		}
+		return []Violation{{Invariant: SUTPanic, Seqs: []int64{int64(len(r.events)) - 1}, Message: r.facts.Panic}}
+	}},
 }
 
 // Stream checks a log as it is read, event by event, against the
@@ -239,7 +310,7 @@ func sortViolations(out []Violation) []Violation {
 	return out
 }
 
-func invariantOrder(id string) int {
+func invariantOrder(id ID) int {
 	return slices.IndexFunc(Invariants, func(inv Invariant) bool { return inv.ID == id })
 }
 
@@ -262,7 +333,7 @@ func cmpInt64(a, b int64) int {
 
 // reporter collects the violations of one invariant.
 type reporter struct {
-	id  string
+	id  ID
 	out []Violation
 }
 

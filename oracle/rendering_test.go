@@ -77,7 +77,7 @@ func TestRenderingCatchesWrongViews(t *testing.T) {
 				t.Fatalf("the correct view already fails: %v", vs)
 			}
 			got := ids(oracle.Check(events, oracle.Options{Derive: wv.view}))
-			if !slices.Equal(got, []string{oracle.ExhaustedTurnRendersError}) {
+			if !slices.Equal(got, []oracle.ID{oracle.ExhaustedTurnRendersError}) {
 				t.Errorf("invariants that fired: %v, want only %s", got, oracle.ExhaustedTurnRendersError)
 			}
 		})

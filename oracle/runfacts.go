@@ -15,11 +15,9 @@ const CompactionListener = "compaction-basic"
 // MaxOverflowRetries since the last model message (the counter also resets
 // when the agent goes idle; a turn's end is taken as that reset, which can
 // only undercount), and each follows a committed change of the surface.
-func checkOverflowBounded(events []session.Event, facts *Facts) []Violation {
+func checkOverflowBounded(run *run) []Violation {
 	r := &reporter{id: OverflowRecoveryBounded}
-	if facts == nil {
-		return nil
-	}
+	events, facts := run.events, run.facts
 	d := 0
 	count := 0
 	changedSince := int64(0) // seq from which a surface replacement counts
@@ -31,7 +29,7 @@ func checkOverflowBounded(events []session.Event, facts *Facts) []Violation {
 				continue
 			}
 			count++
-			turn, step := openAt(events, dec.Seq)
+			turn, step := run.at.at(dec.Seq)
 			if facts.MaxOverflowRetries >= 0 && count > facts.MaxOverflowRetries {
 				r.add(turn, step, []int64{dec.Seq}, "compaction's recovery %d since the last model message exceeds maxOverflowRetries %d", count, facts.MaxOverflowRetries)
 			}
@@ -63,33 +61,14 @@ func replacedBetween(events []session.Event, from, to int64) bool {
 	return false
 }
 
-// openAt is the open turn and step just before seq.
-func openAt(events []session.Event, seq int64) (turn, step int) {
-	for i := int64(0); i < seq && i < int64(len(events)); i++ {
-		switch p := events[i].Data.(type) {
-		case *session.TurnStart:
-			turn, step = p.Turn, 0
-		case *session.StepStart:
-			step = p.Step
-		case *session.StepEnd:
-			step = 0
-		case *session.TurnEnd:
-			turn, step = 0, 0
-		}
-	}
-	return turn, step
-}
-
 // checkTerminates: the run ended by itself (no bound, no stall, no panic)
 // and nothing was appended after a disposal completed.
-func checkTerminates(events []session.Event, facts *Facts) []Violation {
+func checkTerminates(run *run) []Violation {
 	r := &reporter{id: TurnTerminates}
-	if facts == nil {
-		return nil
-	}
+	events, facts := run.events, run.facts
 	last := int64(len(events)) - 1
 	if facts.Stopped != "" {
-		turn, step := openAt(events, last+1)
+		turn, step := run.at.at(last + 1)
 		r.add(turn, step, []int64{last}, "the world stopped the run: %s", facts.Stopped)
 	}
 	if facts.IdleAfterDisposal >= 0 && facts.IdleAfterDisposal <= last {
@@ -104,11 +83,9 @@ func checkTerminates(events []session.Event, facts *Facts) []Violation {
 // cancels that landed in it. Which one is first is not always the first
 // applied: a cancel clears the inbox before it aborts (SPEC 2.8), and a
 // cancel made inside that clearing's splice aborts first.
-func checkCancelledExact(events []session.Event, facts *Facts, firstChunks []bool) []Violation {
+func checkCancelledExact(run *run) []Violation {
 	r := &reporter{id: CancelledTurnNeverRetries}
-	if facts == nil {
-		return nil
-	}
+	events, facts, firstChunks := run.events, run.facts, run.firstChunks
 	type mark struct {
 		seq    int64
 		cause  string

@@ -113,6 +113,26 @@ func Added(ls []Listener) []Listener {
 	return slices.DeleteFunc(slices.Clone(ls), func(l Listener) bool { return BuiltIn(l.Name) })
 }
 
+// Order is a listener order with the added listeners of ls placed in it:
+// Outermost ones first, Innermost ones last, and those placed Anywhere
+// where anywhere says (Outermost or Innermost) — for a run in one fixed
+// order (budget, explore); the seeded swarm draws their places instead.
+func Order(base []string, ls []Listener, anywhere Place) []string {
+	var outer, inner []string
+	for _, l := range Added(ls) {
+		place := l.Place
+		if place == Anywhere {
+			place = anywhere
+		}
+		if place == Outermost {
+			outer = append(outer, l.Name)
+		} else {
+			inner = append(inner, l.Name)
+		}
+	}
+	return append(append(outer, base...), inner...)
+}
+
 // CheckListeners says what is wrong with a set of plug-ins: each needs a
 // name and a constructor, and no two may share a name.
 func CheckListeners(ls []Listener) error {

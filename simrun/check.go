@@ -280,25 +280,4 @@ func tornNote(res *checkResult) string {
 }
 
 // formatViolation is "id turn T step S seqs a,b: sentence".
-func formatViolation(v oracle.Violation) string {
-	var b strings.Builder
-	b.WriteString(v.Invariant)
-	if v.Turn > 0 {
-		fmt.Fprintf(&b, " turn %d", v.Turn)
-	}
-	if v.Step > 0 {
-		fmt.Fprintf(&b, " step %d", v.Step)
-	}
-	if len(v.Seqs) > 0 {
-		b.WriteString(" seqs ")
-		for i, s := range v.Seqs {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprint(&b, s)
-		}
-	}
-	b.WriteString(": ")
-	b.WriteString(v.Message)
-	return b.String()
-}
+func formatViolation(v oracle.Violation) string { return v.Line() }

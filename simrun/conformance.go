@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/turnsim/turnsim/internal/atomicfile"
+
 	"github.com/turnsim/turnsim/conformance"
 	"github.com/turnsim/turnsim/conformance/webui"
 	"github.com/turnsim/turnsim/loop/view"
@@ -298,7 +300,7 @@ func (r *conformRunner) run(s *sim.Scenario) (*conformance.Comparison, time.Dura
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := os.WriteFile(file, data, 0o644); err != nil {
+	if err := atomicfile.Write(file, data); err != nil {
 		return nil, 0, err
 	}
 	absDir, _ := filepath.Abs(dir)
@@ -386,7 +388,7 @@ func (t *uiTally) add(c *conformance.Comparison, w io.Writer) {
 			t.byInvariant = map[string]int{}
 		}
 		t.findings++
-		t.byInvariant[v.Invariant]++
+		t.byInvariant[string(v.Invariant)]++
 		fmt.Fprintf(w, "  DSH's Web UI breaks %s (screenshot %s)\n", formatViolation(v), c.FinalScreenshot)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/mutants"
+	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -203,7 +204,7 @@ func (e *explorer) policy(r explore.Report, took time.Duration) {
 	pj := policyJSON{Policy: r.Policy, Levels: r.Levels, Plans: r.Plans, Distinct: r.Distinct, States: r.States, Violating: r.Violating,
 		Seconds: round2(took.Seconds()), Stopped: r.Stopped}
 	for _, f := range r.Failures {
-		fj := failureJSON{Invariant: f.Violation.Invariant, Message: f.Violation.Message, Plan: f.Plan.Lines(), Index: f.Index}
+		fj := failureJSON{Invariant: string(f.Violation.Invariant), Message: f.Violation.Message, Plan: f.Plan.Lines(), Index: f.Index}
 		if e.out != "" {
 			path, err := writeScenario(e.out, fmt.Sprintf("explore-%s-%s", r.Policy, f.Violation.Invariant), f.Scenario)
 			if err != nil {
@@ -257,16 +258,16 @@ func writeScenario(dir, name string, s *sim.Scenario) (string, error) {
 
 // zooRow is one mutant's exploration.
 type zooRow struct {
-	Mutant    string   `json:"mutant"`
-	Invariant string   `json:"invariant"`
-	Found     bool     `json:"found"`
-	Policy    string   `json:"policy,omitempty"`
-	Plans     int      `json:"plans"`
-	Faults    int      `json:"faults,omitempty"`
-	Plan      []string `json:"plan,omitempty"`
-	Reproduce string   `json:"reproduce,omitempty"`
-	WriteErr  string   `json:"writeError,omitempty"`
-	Seconds   float64  `json:"seconds"`
+	Mutant    string    `json:"mutant"`
+	Invariant oracle.ID `json:"invariant"`
+	Found     bool      `json:"found"`
+	Policy    string    `json:"policy,omitempty"`
+	Plans     int       `json:"plans"`
+	Faults    int       `json:"faults,omitempty"`
+	Plan      []string  `json:"plan,omitempty"`
+	Reproduce string    `json:"reproduce,omitempty"`
+	WriteErr  string    `json:"writeError,omitempty"`
+	Seconds   float64   `json:"seconds"`
 }
 
 // exploreZoo explores each mutant, policy after policy, until the

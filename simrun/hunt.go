@@ -125,7 +125,7 @@ type huntRow struct {
 func (r *huntRow) write(dir, mutant string) {
 	e, err := faults.NewEntry(version, r.Seed, faults.Overrides{}, mutant, r.Violation.Invariant, r.Violation.Message, r.Shrunk)
 	if err == nil {
-		r.Corpus, err = e.Write(dir)
+		r.Corpus, _, err = e.Write(dir)
 	}
 	if err != nil {
 		r.CorpusErr = err.Error()

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/mutants"
@@ -53,7 +53,7 @@ func resolveTarget(seed string, sf seedFlags, files []string) (*target, error) {
 		if err != nil {
 			return nil, err
 		}
-		c, scenario := faults.Draw(s, o)
+		c, scenario := faults.Draw(s, o.For(opts))
 		return &target{seed: s, config: c, scenario: scenario, opts: opts, overrides: o, flags: sf}, nil
 	case seed == "" && len(files) == 1:
 		le := faults.LoadEntry(files[0])
@@ -75,6 +75,10 @@ func resolveTarget(seed string, sf seedFlags, files []string) (*target, error) {
 				return nil, fmt.Errorf("%s: unknown mutant %q", files[0], le.Entry.Mutant)
 			}
 			t.opts = m.Options
+		}
+		t.opts = withPlugged(t.opts)
+		if err := le.Scenario.CheckPlugged(t.opts.Listeners); err != nil {
+			return nil, fmt.Errorf("%s: scenario.%v", files[0], err)
 		}
 		return t, nil
 	}
@@ -185,13 +189,13 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun shrink: %v\n", err)
 		return exitUsage
 	}
-	id := *invariant
-	if id != "" && oracle.Meaning(id) == "" {
+	id := oracle.ID(*invariant)
+	if id != "" && !oracle.Known(id) {
 		var known []string
 		for _, inv := range oracle.Invariants {
-			known = append(known, inv.ID)
+			known = append(known, string(inv.ID))
 		}
-		fmt.Fprintf(stderr, "simrun shrink: --invariant %s: no such invariant (known: %s)\n", strictjson.Printable(id), strings.Join(known, ", "))
+		fmt.Fprintf(stderr, "simrun shrink: --invariant %s: no such invariant (known: %s)\n", strictjson.Printable(*invariant), strings.Join(known, ", "))
 		return exitUsage
 	}
 	if id == "" {
@@ -205,9 +209,9 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "the plan does not violate %s: nothing to shrink\n", id)
 		return exitViolation
 	}
-	before := faults.Entries(t.scenario)
+	before := len(faults.PlanLines(t.scenario))
 	shrunk, runs := faults.Shrink(t.scenario, id, t.opts)
-	fmt.Fprintf(stdout, "%s: %d plan entries shrunk to %d in %d runs:\n", id, before, faults.Entries(shrunk), runs)
+	fmt.Fprintf(stdout, "%s: a plan of %d lines shrunk to %d in %d runs:\n", id, before, len(faults.PlanLines(shrunk)), runs)
 	for _, l := range faults.PlanLines(shrunk) {
 		fmt.Fprintf(stdout, "  %s\n", l)
 	}
@@ -215,7 +219,7 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		shrunk.Name = strings.TrimSuffix(filepathBase(*out), ".json")
 		data, err := shrunk.MarshalJSON()
 		if err == nil {
-			err = os.WriteFile(*out, data, 0o644)
+			err = atomicfile.Write(*out, data)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "simrun shrink: %v\n", err)
@@ -245,7 +249,7 @@ func runPage(res *sim.Result, nodes view.Nodes, vs []oracle.Violation) timeline.
 		page.Nodes = append(page.Nodes, n.text())
 	}
 	for _, v := range vs {
-		page.Violations = append(page.Violations, timeline.Violation{Invariant: v.Invariant, Message: v.Message, Seqs: v.Seqs})
+		page.Violations = append(page.Violations, timeline.Violation{Invariant: string(v.Invariant), Message: v.Message, Seqs: v.Seqs})
 	}
 	return page
 }

@@ -9,14 +9,11 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -40,23 +37,6 @@ or SIGTERM): the summary so far is printed, the corpus is whole.
 
 flags:
 `
-
-// seedResult is one seed's outcome, as printed and as --json writes it.
-type seedResult struct {
-	Seed       string             `json:"seed"`
-	Events     int                `json:"events"`
-	Violations []oracle.Violation `json:"violations,omitempty"`
-	Invariant  string             `json:"invariant,omitempty"`
-	Plan       []string           `json:"plan,omitempty"`
-	ShrinkRuns int                `json:"shrinkRuns,omitempty"`
-	Reproduce  string             `json:"reproduce,omitempty"`
-	GoTest     string             `json:"goTest,omitempty"`
-	Corpus     string             `json:"corpus,omitempty"`
-	CorpusErr  string             `json:"corpusError,omitempty"`
-	Internal   string             `json:"internalError,omitempty"`
-	// exercised is the run's coverage, read only with --stats.
-	exercised *faults.Exercised
-}
 
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("run", stderr, runUsage)
@@ -97,7 +77,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun run: %v\n", errOr(err, "--seeds and -j must be positive"))
 		return exitUsage
 	}
-	shard, err := parseShard(*shardFlag, os.Getenv)
+	shard, err := campaign.ParseShard(*shardFlag, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun run: %v\n", err)
 		return exitUsage
@@ -106,51 +86,32 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	out := &runPrinter{w: stdout, json: *asJSON}
+	c := campaign.Config{First: first, Count: count, Duration: *duration, Workers: *workers, Overrides: overrides, Sim: opts,
+		Mutant: sf.mutant, Corpus: *corpus, Sample: *sample, Stats: *stats, Shard: shard, Version: version,
+		Repro: campaign.Repro{SimrunFlags: sf.args(), Plugged: pluggedNames()}}
+	if sf.args() == "" && len(c.Repro.Plugged) == 0 {
+		c.Repro.GoTest = "go test ./campaign -run '^TestSeeds$' -sim.seed=%#x"
+	}
+	out := &runPrinter{w: stdout, json: *asJSON, repro: c.Repro}
 	// The corpus is replayed once across shards: by shard 0.
 	corpusBad, corpusViolations := 0, 0
-	if shard.index == 0 {
+	if shard.Index == 0 {
 		corpusBad, corpusViolations = replayCorpus(*corpus, sf.mutant, opts, out)
 	}
-
-	began := time.Now()
-	var deadline time.Time
+	total := shard.Count(count)
 	if *duration > 0 {
-		deadline = began.Add(*duration)
-		count = ^uint64(0) - first
+		total = 0
 	}
-	r := &seedRunner{first: first, count: shard.count(count), deadline: deadline, overrides: overrides, opts: opts,
-		flags: sf, corpus: *corpus, sample: *sample, stats: *stats, shard: shard}
-	progress := newProgress(stderr, r.count, *duration)
+	progress := newProgress(stderr, total, *duration)
 	// Only counts are kept: memory stays flat in the number of seeds.
-	var runs, events, violations, internal int
-	var coverage faults.Coverage
-	r.run(ctx, *workers, func(res *seedResult) {
-		runs++
-		if res.exercised != nil {
-			coverage.Add(*res.exercised)
-		}
-		events += res.Events
-		if len(res.Violations) > 0 {
-			violations++
-		}
-		if res.Internal != "" {
-			internal++
-		}
+	sum := campaign.Run(ctx, c, func(res *campaign.Result) {
 		out.seed(res)
 		progress.update(res)
 	})
 	progress.done()
-	elapsed := time.Since(began).Seconds()
-	violations += corpusViolations
-	note := ""
-	if ctx.Err() != nil {
-		note = " (interrupted)"
-	}
-	summary := fmt.Sprintf("%d runs, %d violations, %d events, %.0f runs/s, %.0f events/s%s",
-		runs, violations, events, float64(runs)/elapsed, float64(events)/elapsed, note)
+	sum.Violations += corpusViolations
 	if *stats {
-		report := coverage.Report()
+		report := sum.Coverage.Report()
 		if *asJSON {
 			b, _ := json.Marshal(map[string]any{"stats": report})
 			fmt.Fprintf(stdout, "%s\n", b)
@@ -159,29 +120,39 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		summary := map[string]any{"runs": runs, "violations": violations, "events": events,
-			"corpusErrors": corpusBad, "interrupted": ctx.Err() != nil}
-		if shard.of > 1 {
+		summary := map[string]any{"runs": sum.Runs, "violations": sum.Violations, "events": sum.Events,
+			"corpusErrors": corpusBad, "interrupted": sum.Interrupted}
+		if shard.Of > 1 {
 			summary["shard"] = shard.String()
 		}
 		b, _ := json.Marshal(summary)
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
-		fmt.Fprintln(stdout, summary)
+		fmt.Fprintln(stdout, sum)
 	}
 	switch {
-	case internal > 0:
+	case sum.Internal > 0:
 		return exitInternal
-	case ctx.Err() != nil:
+	case sum.Interrupted:
 		// Not a pass, whatever was found so far: CI must not read a run
 		// killed half way as a clean one.
 		return exitInterrupted
-	case violations > 0:
+	case sum.Violations > 0:
 		return exitViolation
 	case corpusBad > 0:
 		return exitUsage
 	}
 	return exitClean
+}
+
+// pluggedNames are the listeners Main was given that add to the
+// waterfall: a reproduction line needs them registered.
+func pluggedNames() []string {
+	var names []string
+	for _, l := range sim.Added(plugged) {
+		names = append(names, l.Name)
+	}
+	return names
 }
 
 func errOr(err error, msg string) error {
@@ -191,184 +162,38 @@ func errOr(err error, msg string) error {
 	return errors.New(msg)
 }
 
-// seedRunner runs a range of seeds on workers and hands results back in
-// seed order.
-type seedRunner struct {
-	first, count uint64
-	deadline     time.Time
-	overrides    faults.Overrides
-	opts         sim.Options
-	flags        seedFlags
-	corpus       string
-	sample       float64
-	stats        bool
-	shard        shard
-}
-
-// run hands each result to emit, in seed order, under a lock; it holds
-// only the results that finished ahead of an earlier seed (at most about
-// one per worker).
-func (r *seedRunner) run(ctx context.Context, workers int, emit func(*seedResult)) {
-	var mu sync.Mutex
-	done := map[uint64]*seedResult{}
-	next, emitted := uint64(0), uint64(0)
-	take := func() (uint64, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		if next >= r.count || ctx.Err() != nil || (!r.deadline.IsZero() && time.Now().After(r.deadline)) {
-			return 0, false
-		}
-		i := next
-		next++
-		return i, true
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i, ok := take()
-				if !ok {
-					return
-				}
-				res := r.safely(r.first + r.shard.seedIndex(i))
-				mu.Lock()
-				done[i] = res
-				for done[emitted] != nil { // emit in seed order
-					emit(done[emitted])
-					delete(done, emitted)
-					emitted++
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// safely runs a seed; a panic of turnsim itself (the system under test's
-// are caught by the world) becomes that seed's internal error.
-func (r *seedRunner) safely(seed uint64) (res *seedResult) {
-	defer func() {
-		if p := recover(); p != nil {
-			res = &seedResult{Seed: fmt.Sprintf("%#x", seed), Internal: fmt.Sprintf("%v\n%s", p, debug.Stack())}
-		}
-	}()
-	return r.one(seed)
-}
-
-// one runs a seed, and shrinks and records a failure.
-func (r *seedRunner) one(seed uint64) *seedResult {
-	v := faults.RunSeed(seed, r.overrides, r.opts, sampled(seed, r.sample))
-	res := &seedResult{Seed: fmt.Sprintf("%#x", seed), Events: len(v.Result.Events), Violations: v.Violations}
-	if r.stats {
-		x := faults.Exercise(v)
-		res.exercised = &x
-	}
-	if len(v.Violations) == 0 {
-		return res
-	}
-	first := faults.Principal(v.Violations)
-	res.Invariant = first.Invariant
-	shrunk := v.Scenario
-	if first.Invariant != oracle.Nondeterminism && first.Invariant != oracle.SUTPanic {
-		shrunk, res.ShrinkRuns = faults.Shrink(v.Scenario, first.Invariant, r.opts)
-	}
-	res.Plan = faults.PlanLines(shrunk)
-	res.Reproduce = fmt.Sprintf("simrun replay --seed %#x%s", seed, r.flags.args())
-	res.GoTest = fmt.Sprintf("go test ./faults -run '^TestSeeds$' -sim.seed=%#x", seed)
-	if r.flags.args() != "" {
-		res.GoTest = ""
-	}
-	entry, err := faults.NewEntry(version, seed, r.overrides, r.flags.mutant, first.Invariant, first.Message, shrunk)
-	if err == nil {
-		res.Corpus, err = entry.Write(r.corpus)
-	}
-	if err != nil {
-		res.CorpusErr = err.Error()
-	}
-	return res
-}
-
-// sampled reports whether a seed is among the share run twice: a fixed
-// function of the seed, so that -j does not change which.
-func sampled(seed uint64, share float64) bool {
-	h := seed * 0x9E3779B97F4A7C15
-	return float64(h>>11)/float64(1<<53) < share
-}
-
-// replayCorpus replays every entry first: a regression entry must pass now;
-// a mutant's entry replays only against that mutant, where it must still
-// fail. It returns the bad entries and the violations.
+// replayCorpus replays every entry first (campaign.ReplayCorpus) and
+// prints the ones that do not replay as they should.
 func replayCorpus(dir, mutant string, opts sim.Options, out *runPrinter) (bad, violations int) {
-	for _, le := range faults.LoadCorpus(dir) {
-		if le.Err != nil {
-			bad++
-			out.corpusError(le.Path, le.Err)
-			continue
+	return campaign.ReplayCorpus(dir, mutant, opts, func(r campaign.CorpusResult) {
+		if r.Err != nil {
+			out.corpusError(r.Path, r.Err)
+			return
 		}
-		e := le.Entry
-		if e.Mutant != mutant {
-			continue // another mutant's entry, or a mutant's entry under the correct loop
-		}
-		_, vs := faults.Check(le.Scenario, opts)
-		still := false
-		for _, v := range vs {
-			still = still || v.Invariant == e.Invariant
-		}
-		switch {
-		case mutant == "" && len(vs) > 0:
-			violations++
-			out.corpusFailure(le.Path, vs)
-		case mutant != "" && !still:
-			violations++
-			out.corpusFailure(le.Path, []oracle.Violation{{Invariant: e.Invariant, Message: "the mutant's entry no longer reproduces its violation"}})
-		}
-	}
-	return bad, violations
+		out.corpusFailure(r.Path, r.Violations)
+	})
 }
 
 // runPrinter prints results as they come, in seed order.
 type runPrinter struct {
-	w    io.Writer
-	json bool
-	mu   sync.Mutex
+	w     io.Writer
+	json  bool
+	repro campaign.Repro
+	mu    sync.Mutex
 }
 
-func (p *runPrinter) seed(res *seedResult) {
-	if res.Internal != "" {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		fmt.Fprintf(p.w, "seed %s: internal error of turnsim: %s\n", res.Seed, res.Internal)
-		return
-	}
-	if len(res.Violations) == 0 {
+func (p *runPrinter) seed(res *campaign.Result) {
+	if res.Internal == "" && len(res.Violations) == 0 {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.json {
+	if p.json && res.Internal == "" {
 		b, _ := json.Marshal(res)
 		fmt.Fprintf(p.w, "%s\n", b)
 		return
 	}
-	for _, v := range res.Violations {
-		fmt.Fprintf(p.w, "seed %s: %s\n", res.Seed, formatViolation(v))
-	}
-	fmt.Fprintf(p.w, "  shrunk plan (%d lines, %d shrink runs):\n", len(res.Plan), res.ShrinkRuns)
-	for _, l := range res.Plan {
-		fmt.Fprintf(p.w, "    %s\n", l)
-	}
-	fmt.Fprintf(p.w, "  reproduce: %s\n", res.Reproduce)
-	if res.GoTest != "" {
-		fmt.Fprintf(p.w, "             %s\n", res.GoTest)
-	}
-	if res.Corpus != "" {
-		fmt.Fprintf(p.w, "  corpus: %s\n", res.Corpus)
-	} else {
-		fmt.Fprintf(p.w, "  corpus: not written: %s\n", res.CorpusErr)
-	}
+	res.Write(p.w, true, p.repro)
 }
 
 func (p *runPrinter) corpusError(path string, err error) {
@@ -416,7 +241,7 @@ func newProgress(w io.Writer, total uint64, budget time.Duration) *progress {
 	return p
 }
 
-func (p *progress) update(res *seedResult) {
+func (p *progress) update(res *campaign.Result) {
 	p.runs++
 	if len(res.Violations) > 0 {
 		p.bad++
@@ -441,54 +266,6 @@ func (p *progress) done() {
 	if p.on {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
-}
-
-// shard is this process's share of a run: the seed indices ≡ index (mod
-// of). The zero value and 0/1 are the whole run.
-type shard struct{ index, of uint64 }
-
-func (s shard) String() string { return fmt.Sprintf("%d/%d", s.index, s.of) }
-
-// count is how many of n seed indices fall to this shard.
-func (s shard) count(n uint64) uint64 {
-	if s.of <= 1 {
-		return n
-	}
-	if s.index >= n {
-		return 0
-	}
-	return (n-s.index-1)/s.of + 1
-}
-
-// seedIndex is the run-wide index of this shard's k-th seed.
-func (s shard) seedIndex(k uint64) uint64 {
-	if s.of <= 1 {
-		return k
-	}
-	return s.index + k*s.of
-}
-
-// parseShard reads --shard i/n, or else Kubernetes Indexed Jobs'
-// JOB_COMPLETION_INDEX with JOB_COMPLETION_COUNT.
-func parseShard(flag string, getenv func(string) string) (shard, error) {
-	text, from := flag, "--shard"
-	if text == "" {
-		index, count := getenv("JOB_COMPLETION_INDEX"), getenv("JOB_COMPLETION_COUNT")
-		if index == "" && count == "" {
-			return shard{0, 1}, nil
-		}
-		if index == "" || count == "" {
-			return shard{}, errors.New("JOB_COMPLETION_INDEX and JOB_COMPLETION_COUNT go together (set both, or --shard i/n)")
-		}
-		text, from = index+"/"+count, "JOB_COMPLETION_INDEX/JOB_COMPLETION_COUNT"
-	}
-	i, n, ok := strings.Cut(text, "/")
-	index, err1 := strconv.ParseUint(i, 10, 64)
-	of, err2 := strconv.ParseUint(n, 10, 64)
-	if !ok || err1 != nil || err2 != nil || of == 0 || index >= of {
-		return shard{}, fmt.Errorf("%s %q: want i/n with 0 ≤ i < n, e.g. 0/4", from, text)
-	}
-	return shard{index, of}, nil
 }
 
 // runFlagProblem is what is wrong with run's arguments, or "": each of

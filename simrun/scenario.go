@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
@@ -189,29 +190,13 @@ func writeTrace(path string, run *sim.Result) error {
 	return writeAtomically(path, func(w io.Writer) error { return session.WriteLog(w, run.Header, run.Events) })
 }
 
-// writeAtomically writes a file through a temporary file in the same
-// folder and a rename, so that an interrupted run never leaves half a file.
+// writeAtomically writes a file whole or not at all (atomicfile), making
+// its folder first.
 func writeAtomically(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".simrun-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteWith(path, write)
 }
 
 func printScenarioResult(w io.Writer, res *scenarioResult) {

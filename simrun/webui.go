@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/turnsim/turnsim/internal/atomicfile"
+
 	"github.com/turnsim/turnsim/conformance"
 	"github.com/turnsim/turnsim/conformance/webui"
 	"github.com/turnsim/turnsim/loop/session"
@@ -88,7 +90,7 @@ func runWebUI(args []string, stdout, stderr io.Writer) int {
 		return exitInternal
 	}
 	if chat, err := b.Chat(); err == nil {
-		os.WriteFile(filepath.Join(*out, "ui.html"), []byte(chat), 0o644)
+		atomicfile.Write(filepath.Join(*out, "ui.html"), []byte(chat))
 	}
 	data, _ := json.MarshalIndent(conformance.Render{BeforeSeq: -1, Rows: rows, Screenshot: "ui.png"}, "", "  ")
 	if err := writeAtomically(filepath.Join(*out, "ui.json"), func(w io.Writer) error { _, err := w.Write(append(data, '\n')); return err }); err != nil {

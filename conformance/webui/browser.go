@@ -14,10 +14,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/turnsim/turnsim/internal/atomicfile"
 
 	"github.com/chromedp/chromedp"
 )
@@ -206,7 +207,7 @@ func (b *Browser) Screenshot(path string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, png, 0o644)
+	return atomicfile.Write(path, png)
 }
 
 // Chat is the chat pane's HTML, the DOM extract kept beside a finding.

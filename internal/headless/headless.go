@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/turnsim/turnsim/internal/atomicfile"
 )
 
 // Page is what loading a page produced.
@@ -80,7 +82,7 @@ func Check(t testing.TB, name string, html []byte) Page {
 		}
 	}
 	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, html, 0o644); err != nil {
+	if err := atomicfile.Write(path, html); err != nil {
 		t.Fatal(err)
 	}
 	page := Load(t, path)

@@ -1,0 +1,90 @@
+package campaign
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Write prints a failing seed as simrun run and go test show it: its
+// violations (all, or only the principal one and a count of the rest),
+// the listener order and shrunk plan, the reproduction lines, and the
+// corpus entry.
+func (r *Result) Write(w io.Writer, all bool, repro Repro) {
+	if r.Internal != "" {
+		fmt.Fprintf(w, "seed %s: internal error of turnsim: %s\n", r.Seed, r.Internal)
+		return
+	}
+	if len(r.Violations) == 0 {
+		return
+	}
+	if all {
+		for _, v := range r.Violations {
+			fmt.Fprintf(w, "seed %s: %s\n", r.Seed, v.Line())
+		}
+	} else {
+		principal := r.Violations[0]
+		for _, v := range r.Violations {
+			if v.Invariant == r.Invariant {
+				principal = v
+				break
+			}
+		}
+		fmt.Fprintf(w, "seed %s: %s\n", r.Seed, principal.Line())
+		if n := len(r.Violations) - 1; n > 0 {
+			fmt.Fprintf(w, "  (and %d more violations in the same run: %s)\n", n, otherIDs(r))
+		}
+	}
+	if len(r.Plan) == 0 {
+		return // not investigated (NoShrink)
+	}
+	fmt.Fprintf(w, "  listeners: %s\n", strings.Join(r.Listeners, ", "))
+	fmt.Fprintf(w, "  shrunk plan (%d lines, %d shrink runs):\n", len(r.Plan), r.ShrinkRuns)
+	for _, l := range r.Plan {
+		fmt.Fprintf(w, "    %s\n", l)
+	}
+	if r.Shrunk != nil {
+		fmt.Fprintf(w, "  the shrunk plan gives: %s\n", r.Shrunk.Line())
+	}
+	lines := []string{}
+	if r.GoTest != "" {
+		lines = append(lines, r.GoTest)
+	}
+	if r.Corpus != "" {
+		lines = append(lines, "simrun replay "+r.Corpus+" "+repro.PluggedNote())
+	}
+	lines = append(lines, r.Reproduce+" "+repro.PluggedNote())
+	for i, l := range lines {
+		prefix := "             "
+		if i == 0 {
+			prefix = "  reproduce: "
+		}
+		fmt.Fprintf(w, "%s%s\n", prefix, strings.TrimSpace(l))
+	}
+	switch {
+	case r.Corpus != "" && r.CorpusNew:
+		fmt.Fprintf(w, "  corpus: %s\n", r.Corpus)
+	case r.Corpus != "":
+		fmt.Fprintf(w, "  corpus: %s (already there: an earlier seed shrank to the same plan)\n", r.Corpus)
+	case r.CorpusErr != "":
+		fmt.Fprintf(w, "  corpus: not written: %s\n", r.CorpusErr)
+	}
+}
+
+// otherIDs lists the invariants of the violations beside the principal
+// one, each once, in report order.
+func otherIDs(r *Result) string {
+	var ids []string
+	skipped := false
+	for _, v := range r.Violations {
+		if v.Invariant == r.Invariant && !skipped {
+			skipped = true
+			continue
+		}
+		id := string(v.Invariant)
+		if len(ids) == 0 || ids[len(ids)-1] != id {
+			ids = append(ids, id)
+		}
+	}
+	return strings.Join(ids, ", ")
+}

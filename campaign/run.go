@@ -1,0 +1,258 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// Config is one campaign.
+type Config struct {
+	// First is the first seed; Count how many seeds. With Duration, seeds
+	// run from First until that much wall time has passed.
+	First, Count uint64
+	Duration     time.Duration
+	// Workers run seeds in parallel; results come back in seed order and
+	// are the same for any number of workers.
+	Workers int
+	// Overrides pin parts of each seed's draw; Sim is the system under
+	// test (a mutant, listeners of one's own).
+	Overrides faults.Overrides
+	Sim       sim.Options
+	// Mutant names the mutant Sim holds, for corpus entries ("" for none).
+	Mutant string
+	// Corpus is the folder failures are written to ("" writes none).
+	Corpus string
+	// Sample is the share of seeds run twice for the determinism check.
+	Sample float64
+	// Stats counts what each seed exercised.
+	Stats bool
+	// Shard is this process's share of the seeds.
+	Shard Shard
+	// NoShrink leaves failures as drawn (Check shrinks only the first).
+	NoShrink bool
+	// Repro says how a failure's reproduction lines read.
+	Repro Repro
+	// Version is turnsim's, written into corpus entries.
+	Version string
+}
+
+// Repro is how to reproduce a seed from outside: the simrun flags that
+// shaped its draw, and the go test line for it, each with the seed
+// formatted in as %#x ("" for none).
+type Repro struct {
+	SimrunFlags string
+	GoTest      string
+	// Plugged names the listeners a simrun needs registered (in a small
+	// main calling simrun.Main) to replay the seed.
+	Plugged []string
+}
+
+// Result is one seed's outcome, as simrun prints it and as --json writes
+// it.
+type Result struct {
+	Seed       string             `json:"seed"`
+	Events     int                `json:"events"`
+	Violations []oracle.Violation `json:"violations,omitempty"`
+	Invariant  oracle.ID          `json:"invariant,omitempty"`
+	Listeners  []string           `json:"listeners,omitempty"`
+	Plan       []string           `json:"plan,omitempty"`
+	// Shrunk is the violation the shrunk plan gives (its turn, seqs and
+	// figures are the plan's, not the seed's).
+	Shrunk     *oracle.Violation `json:"shrunk,omitempty"`
+	ShrinkRuns int               `json:"shrinkRuns,omitempty"`
+	Reproduce  string            `json:"reproduce,omitempty"`
+	GoTest     string            `json:"goTest,omitempty"`
+	Corpus     string            `json:"corpus,omitempty"`
+	// CorpusNew says the entry was written by this seed; false when an
+	// earlier seed had shrunk to the same plan.
+	CorpusNew bool   `json:"-"`
+	CorpusErr string `json:"corpusError,omitempty"`
+	Internal  string `json:"internalError,omitempty"`
+	// Exercised is the run's coverage, with Config.Stats.
+	Exercised *faults.Exercised `json:"-"`
+	// seed is the seed as a number, scenario the plan as shrunk.
+	seed     uint64
+	scenario *sim.Scenario
+}
+
+// Summary is what a campaign adds up to.
+type Summary struct {
+	Runs, Violations, Events, Internal int
+	Coverage                           faults.Coverage
+	Elapsed                            time.Duration
+	Interrupted                        bool
+}
+
+// String is the last line simrun prints.
+func (s Summary) String() string {
+	secs := max(s.Elapsed.Seconds(), 1e-9)
+	note := ""
+	if s.Interrupted {
+		note = " (interrupted)"
+	}
+	return fmt.Sprintf("%d runs, %d violations, %d events, %.0f runs/s, %.0f events/s%s",
+		s.Runs, s.Violations, s.Events, float64(s.Runs)/secs, float64(s.Events)/secs, note)
+}
+
+// Run runs the campaign's seeds (not the corpus: ReplayCorpus) and hands
+// each result to emit in seed order. It stops early, marked Interrupted,
+// when ctx ends; memory stays flat in the number of seeds.
+func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
+	began := time.Now()
+	var deadline time.Time
+	count := c.Count
+	if c.Duration > 0 {
+		deadline = began.Add(c.Duration)
+		count = ^uint64(0) - c.First
+	}
+	count = c.Shard.Count(count)
+	var sum Summary
+	c.run(ctx, count, deadline, func(res *Result) {
+		sum.Runs++
+		sum.Events += res.Events
+		if len(res.Violations) > 0 {
+			sum.Violations++
+		}
+		if res.Internal != "" {
+			sum.Internal++
+		}
+		if res.Exercised != nil {
+			sum.Coverage.Add(*res.Exercised)
+		}
+		emit(res)
+	})
+	sum.Elapsed = time.Since(began)
+	sum.Interrupted = ctx.Err() != nil
+	return sum
+}
+
+// run hands each result to emit, in seed order, under a lock; it holds
+// only the results that finished ahead of an earlier seed (at most about
+// one per worker).
+func (c *Config) run(ctx context.Context, count uint64, deadline time.Time, emit func(*Result)) {
+	var mu sync.Mutex
+	done := map[uint64]*Result{}
+	next, emitted := uint64(0), uint64(0)
+	take := func() (uint64, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if next >= count || ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline)) {
+			return 0, false
+		}
+		i := next
+		next++
+		return i, true
+	}
+	var wg sync.WaitGroup
+	for range max(c.Workers, 1) {
+		wg.Go(func() {
+			for {
+				i, ok := take()
+				if !ok {
+					return
+				}
+				res := c.safely(c.First + c.Shard.SeedIndex(i))
+				mu.Lock()
+				done[i] = res
+				for done[emitted] != nil { // emit in seed order
+					emit(done[emitted])
+					delete(done, emitted)
+					emitted++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// safely runs a seed; a panic of turnsim itself (the system under test's
+// are caught by the world) becomes that seed's internal error.
+func (c *Config) safely(seed uint64) (res *Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Internal: fmt.Sprintf("%v\n%s", p, debug.Stack())}
+		}
+	}()
+	return c.One(seed)
+}
+
+// One runs one seed and, when it fails, shrinks it and records it.
+func (c *Config) One(seed uint64) *Result {
+	v := faults.RunSeed(seed, c.Overrides, c.Sim, Sampled(seed, c.Sample))
+	res := &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Events: len(v.Result.Events), Violations: v.Violations}
+	if c.Stats {
+		x := faults.Exercise(v)
+		res.Exercised = &x
+	}
+	if len(v.Violations) > 0 && !c.NoShrink {
+		c.investigate(v, res)
+	}
+	return res
+}
+
+// investigate shrinks a failing seed's plan, writes its corpus entry and
+// the lines that reproduce it: the same for simrun run and go test.
+func (c *Config) investigate(v faults.Verdict, res *Result) {
+	first := faults.Principal(v.Violations)
+	res.Invariant = first.Invariant
+	shrunk := v.Scenario
+	if first.Invariant != oracle.Nondeterminism && first.Invariant != oracle.SUTPanic {
+		shrunk, res.ShrinkRuns = faults.Shrink(v.Scenario, first.Invariant, c.Sim)
+	}
+	res.scenario = shrunk
+	res.Listeners = shrunk.ListenerOrder
+	res.Plan = faults.PlanLines(shrunk)
+	message := first.Message
+	if _, vs := faults.Check(shrunk, c.Sim); len(vs) > 0 {
+		v := faults.Principal(vs)
+		for _, w := range vs {
+			if w.Invariant == first.Invariant {
+				v = w
+				break
+			}
+		}
+		res.Shrunk, message = &v, v.Message
+	}
+	res.Reproduce = fmt.Sprintf("simrun replay --seed %#x%s", v.Seed, c.Repro.SimrunFlags)
+	if c.Repro.GoTest != "" {
+		res.GoTest = fmt.Sprintf(c.Repro.GoTest, v.Seed)
+	}
+	if c.Corpus == "" {
+		return
+	}
+	entry, err := faults.NewEntry(c.Version, v.Seed, c.Overrides, c.Mutant, first.Invariant, message, shrunk)
+	if err == nil {
+		res.Corpus, res.CorpusNew, err = entry.Write(c.Corpus)
+	}
+	if err != nil {
+		res.CorpusErr = err.Error()
+	}
+}
+
+// Sampled reports whether a seed is among the share run twice: a fixed
+// function of the seed, so that the number of workers does not change
+// which.
+func Sampled(seed uint64, share float64) bool {
+	h := seed * 0x9E3779B97F4A7C15
+	return float64(h>>11)/float64(1<<53) < share
+}
+
+// PluggedNote is what a simrun reproduction line needs said beside it
+// when listeners of one's own are plugged in: plain simrun does not know
+// them.
+func (r Repro) PluggedNote() string {
+	if len(r.Plugged) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("(with %s registered: a main calling simrun.Main)", strings.Join(slices.Clone(r.Plugged), ", "))
+}

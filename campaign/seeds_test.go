@@ -1,0 +1,19 @@
+package campaign_test
+
+import (
+	"testing"
+
+	"github.com/turnsim/turnsim/campaign"
+)
+
+// TestSeeds is the campaign against the correct loop, with the project's
+// corpus replayed first: every seed must pass every invariant. A failure
+// prints one shrunk plan with its reproduction lines (-sim.seed,
+// -sim.runs, -sim.duration, -sim.mutant, or SIM_* in the environment).
+func TestSeeds(t *testing.T) {
+	runs := 3000
+	if testing.Short() {
+		runs = 300
+	}
+	campaign.Check(t, campaign.Runs(runs), campaign.Corpus("../corpus"))
+}

@@ -1,0 +1,12 @@
+module example.com/ownlistener
+
+go 1.26.8
+
+require github.com/turnsim/turnsim v0.0.0
+
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/leanovate/gopter v0.2.11 // indirect
+)
+
+replace github.com/turnsim/turnsim => ../..
