@@ -83,6 +83,8 @@ func drawRequests(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 		}
 		return float64(intn(rng, 0, 300))
 	}
+	// Room for each step's answer and a fault or two before it.
+	s.Requests = make([]sim.Outcome, 0, 2*c.Turns*(c.ToolSteps+1))
 	for turn := 0; turn < c.Turns; turn++ {
 		in := sim.Input{Kind: "followup", Text: fmt.Sprintf("%s (turn %d)", prompt, turn+1), Trigger: sim.Trigger{AtMs: float64(turn * TurnGapMs), Nth: 1}}
 		if turn == 0 {

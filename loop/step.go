@@ -107,6 +107,7 @@ func (a *Agent) appendHeader(t Target, reason string) {
 // attemptResult is a streamed attempt: its chunks and how it finished.
 type attemptResult struct {
 	chunks    []int64 // seqs of this attempt's chunks
+	chunkBuf  [8]int64
 	assembler assembler
 	finish    session.StreamChunk
 }
@@ -116,6 +117,9 @@ type attemptResult struct {
 // the interrupted path instead and never logs that finish.
 func (a *Agent) stream(req *Request, route *Route) (*attemptResult, error) {
 	res := &attemptResult{}
+	// An answer streams a handful of chunks: their seqs fit in the
+	// result itself, without a slice grown chunk by chunk.
+	res.chunks = res.chunkBuf[:0]
 	var s Stream
 	var err error
 	if route == nil {

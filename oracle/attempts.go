@@ -8,8 +8,11 @@ type attempt struct {
 	turn, step int
 	index      int     // 0-based within its step
 	chunks     []int64 // seqs of its chunks, in order
-	finish     *session.StreamChunk
-	finishSeq  int64
+	// chunkBuf holds a typical answer's chunks (chunks starts in it): one
+	// allocation an attempt, not two.
+	chunkBuf  [8]int64
+	finish    *session.StreamChunk
+	finishSeq int64
 	// interrupted: a cancel ended the attempt before any finish, and its
 	// interrupted message closed it.
 	interrupted bool
@@ -78,7 +81,8 @@ func (s *segmenter) add(i int64, e *session.Event) *attempt {
 	if a == nil || a.ended() {
 		// Room for a typical answer's chunks at once: growing from
 		// empty was a fifth of the oracle's allocations.
-		a = &attempt{turn: c.Turn, step: c.Step, index: s.count[key], finishSeq: -1, chunks: make([]int64, 0, 8)}
+		a = &attempt{turn: c.Turn, step: c.Step, index: s.count[key], finishSeq: -1}
+		a.chunks = a.chunkBuf[:0]
 		s.count[key]++
 		s.current[key] = a
 	}

@@ -25,12 +25,12 @@ func checkCancelAtOnce(r *run) []Violation {
 			continue // the first cancel of a turn is the one that counts
 		}
 		lastTurn = a.Turn
-		end, ok := r.at.turnEnd(a.Turn)
+		end, ok := r.at().turnEnd(a.Turn)
 		if !ok || end >= int64(len(f.TimeNs)) {
 			continue // a turn that never ended is turn-terminates'
 		}
 		if waited := f.TimeNs[end] - a.TimeNs; waited > 0 {
-			_, step := r.at.at(a.Seq)
+			_, step := r.at().at(a.Seq)
 			rep.add(a.Turn, step, []int64{a.Seq, end}, "turn %d ended %s ms after the %s (%s) that landed in it before seq %d: a wait outlasted the turn signal",
 				a.Turn, ms(waited), a.Kind, a.Cause, a.Seq)
 		}
@@ -53,10 +53,17 @@ func checkAttemptsWithinPolicy(r *run) []Violation {
 	if len(f.Budgets) == 0 {
 		return nil
 	}
-	// One pass over the answers: counts per budget, reset at each step.
-	counts := make([]int, len(f.Budgets))
+	// One pass over the answers: counts per budget, reset at each step
+	// (on the stack for the few listeners a waterfall has).
+	var countsBuf [8]int
+	var overBuf [8]bool
+	counts, over := countsBuf[:0], overBuf[:0]
+	if n := len(f.Budgets); n <= len(countsBuf) {
+		counts, over = countsBuf[:n], overBuf[:n]
+	} else {
+		counts, over = make([]int, n), make([]bool, n)
+	}
 	turn, step := -1, -1
-	over := make([]bool, len(f.Budgets))
 	for _, d := range f.Decisions {
 		if d.Turn != turn || d.Step != step {
 			turn, step = d.Turn, d.Step
@@ -121,7 +128,7 @@ func checkListenerWithinTurn(r *run) []Violation {
 		if d.Turn == 0 || d.Turn == reported {
 			continue
 		}
-		if end, ok := r.at.turnEnd(d.Turn); ok && d.Seq > end {
+		if end, ok := r.at().turnEnd(d.Turn); ok && d.Seq > end {
 			reported = d.Turn
 			rep.add(d.Turn, d.Step, []int64{end, d.Seq}, "%s answered turn %d step %d's failure before seq %d, after the turn ended at seq %d",
 				d.Listener, d.Turn, d.Step, d.Seq, end)

@@ -146,10 +146,20 @@ type Options struct {
 // the violations ordered by invariant (as in Invariants), then by first
 // witness seq.
 func Check(events []session.Event, opts Options) []Violation {
-	var full *view.Nodes
-	if opts.Derive != nil {
-		nodes := opts.Derive(events)
-		full = &nodes
+	// The view under test's nodes of the whole log (the default view's
+	// when none is under test), derived only when an error turn/end needs
+	// them: most runs have none.
+	derive := opts.Derive
+	if derive == nil {
+		derive = view.Derive
+	}
+	var nodes *view.Nodes
+	full := func() *view.Nodes {
+		if nodes == nil {
+			n := derive(events)
+			nodes = &n
+		}
+		return nodes
 	}
 	var timeNs []int64
 	if f := opts.Facts; f != nil && len(f.TimeNs) == len(events) {
@@ -169,7 +179,6 @@ func Check(events []session.Event, opts Options) []Violation {
 	st.onAttempt = func(i int64) { r.firstChunks[i] = true }
 	for i := range events {
 		st.Add(&events[i])
-		r.at.add(&events[i])
 	}
 	out := st.violations()
 	for _, c := range runChecks {
@@ -179,13 +188,27 @@ func Check(events []session.Event, opts Options) []Violation {
 }
 
 // run is what the run-fact checks read: the log, the facts, and one index
-// of positions built as the log was fed.
+// of positions, built once, by the first check that needs it (a run
+// without a failure or a cancel needs none).
 type run struct {
 	events []session.Event
 	facts  *Facts
 	// firstChunks marks each attempt's first chunk, by index.
 	firstChunks []bool
-	at          positions
+	positions   positions
+	indexed     bool
+}
+
+// at is the run's index of positions.
+func (r *run) at() *positions {
+	if !r.indexed {
+		r.indexed = true
+		r.positions.marks = make([]mark, 0, 16)
+		for i := range r.events {
+			r.positions.add(&r.events[i])
+		}
+	}
+	return &r.positions
 }
 
 // runChecks are the checks that read a run's facts, each under its
@@ -238,11 +261,7 @@ func NewStream(opts Options) *Stream {
 	return newStream(Options{Strict: opts.Strict}, nil, nil)
 }
 
-func newStream(opts Options, full *view.Nodes, timeNs []int64) *Stream {
-	derive := opts.Derive
-	if derive == nil {
-		derive = view.Derive
-	}
+func newStream(opts Options, full func() *view.Nodes, timeNs []int64) *Stream {
 	return &Stream{
 		seg:          newSegmenter(),
 		wellFormed:   newWellFormed(opts.Strict),
@@ -250,7 +269,7 @@ func newStream(opts Options, full *view.Nodes, timeNs []int64) *Stream {
 		handled:      newHandledFailure(),
 		cancelled:    newCancelled(),
 		history:      newHistory(),
-		rendering:    newRendering(derive, full),
+		rendering:    newRendering(opts.Derive, full),
 		backoff:      newBackoff(timeNs),
 		nonRetryable: &nonRetryable{reporter{id: NonRetryableStaysTerminal}},
 	}

@@ -22,13 +22,17 @@ import (
 // The full log's nodes come from a view.Deriver fed as the log is read:
 // a turn-error node and a chain's row are made by events up to the
 // turn/end, so the full log's node of a turn/end is known at it. A view
-// under test (Options.Derive) derives the whole log first instead.
+// under test (Options.Derive) derives the whole log instead, once, at the
+// first error turn/end.
 type rendering struct {
 	reporter
+	// derive is the view under test's derivation of a window; nil for the
+	// default view, whose windows one reused Deriver derives.
 	derive func([]session.Event) view.Nodes
-	// Either full, the view under test's nodes of the whole log, or
-	// deriver, following the log.
-	full    *view.Nodes
+	window *view.Deriver
+	// Either full, the view under test's nodes of the whole log (derived
+	// at the first call), or deriver, following the log.
+	full    func() *view.Nodes
 	deriver *view.Deriver
 	// turn holds the open turn's events, from its turn/start: the tail
 	// windows of its end. When the whole log is at hand (all), turn is
@@ -40,7 +44,7 @@ type rendering struct {
 	chainsOfTurn map[int][]string // turn → retryIds of its chains, in order
 }
 
-func newRendering(derive func([]session.Event) view.Nodes, full *view.Nodes) *rendering {
+func newRendering(derive func([]session.Event) view.Nodes, full func() *view.Nodes) *rendering {
 	r := &rendering{reporter: reporter{id: ExhaustedTurnRendersError}, derive: derive, full: full}
 	if full == nil {
 		r.deriver = view.NewDeriver()
@@ -107,7 +111,7 @@ func (r *rendering) turnEnd(e *session.Event, p *session.TurnEnd, made *view.Tur
 	var full []view.TurnError
 	switch {
 	case r.full != nil:
-		full = r.full.TurnErrors
+		full = r.full().TurnErrors
 	case made != nil:
 		full = []view.TurnError{*made}
 	}
@@ -132,18 +136,33 @@ func (r *rendering) turnEnd(e *session.Event, p *session.TurnEnd, made *view.Tur
 		if r.turnBase+int64(w) == 0 {
 			continue
 		}
-		nodes := r.derive(r.turn[w:])
+		nodes := r.windowNodes(r.turn[w:])
 		if !hasTurnError(&r.reporter, nodes.TurnErrors, want, "the tail window from seq "+strconv.FormatInt(r.turn[w].Seq, 10)) {
 			break // one report per turn is enough
 		}
 	}
 }
 
+// windowNodes derives a tail window's nodes.
+func (r *rendering) windowNodes(events []session.Event) view.Nodes {
+	if r.derive != nil {
+		return r.derive(events)
+	}
+	if r.window == nil {
+		r.window = view.NewDeriver()
+	}
+	r.window.Reset()
+	for i := range events {
+		r.window.Add(&events[i])
+	}
+	return r.window.Nodes()
+}
+
 func (r *rendering) hasChain(id string) bool {
 	if r.full == nil {
 		return r.deriver.HasChain(id)
 	}
-	for _, n := range r.full.ModelRetries {
+	for _, n := range r.full().ModelRetries {
 		if n.RetryID == id {
 			return true
 		}

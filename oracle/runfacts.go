@@ -29,7 +29,7 @@ func checkOverflowBounded(run *run) []Violation {
 				continue
 			}
 			count++
-			turn, step := run.at.at(dec.Seq)
+			turn, step := run.at().at(dec.Seq)
 			if facts.MaxOverflowRetries >= 0 && count > facts.MaxOverflowRetries {
 				r.add(turn, step, []int64{dec.Seq}, "compaction's recovery %d since the last model message exceeds maxOverflowRetries %d", count, facts.MaxOverflowRetries)
 			}
@@ -68,7 +68,7 @@ func checkTerminates(run *run) []Violation {
 	events, facts := run.events, run.facts
 	last := int64(len(events)) - 1
 	if facts.Stopped != "" {
-		turn, step := run.at.at(last + 1)
+		turn, step := run.at().at(last + 1)
 		r.add(turn, step, []int64{last}, "the world stopped the run: %s", facts.Stopped)
 	}
 	if facts.IdleAfterDisposal >= 0 && facts.IdleAfterDisposal <= last {
@@ -182,6 +182,7 @@ func checkNoLostInput(events []session.Event, facts *Facts) []Violation {
 	fates := map[string]*fate{}
 	lists := map[string][]string{} // target → message ids in order
 	var claimed []string           // claimed by the open turn, not yet entered
+	var removed, ins []string      // one splice's, reused
 	for i := range events {
 		e := &events[i]
 		switch p := e.Data.(type) {
@@ -189,8 +190,8 @@ func checkNoLostInput(events []session.Event, facts *Facts) []Violation {
 			list := lists[p.Target]
 			start := min(max(p.Start, 0), len(list))
 			end := min(start+p.RemovedCount, len(list))
-			removed := append([]string(nil), list[start:end]...)
-			var ins []string
+			removed = append(removed[:0], list[start:end]...)
+			ins = ins[:0]
 			for _, m := range p.Inserted {
 				ins = append(ins, m.ID)
 				f := fates[m.ID]
@@ -200,7 +201,7 @@ func checkNoLostInput(events []session.Event, facts *Facts) []Violation {
 				}
 				f.inserted++
 			}
-			lists[p.Target] = append(append(append([]string(nil), list[:start]...), ins...), list[end:]...)
+			lists[p.Target] = slices.Replace(list, start, end, ins...)
 			if p.Outcome == "canceled" {
 				for _, id := range removed {
 					if f := fates[id]; f != nil {

@@ -25,9 +25,10 @@ type Clock struct {
 	now   time.Duration
 	queue []timed // sorted by (at, order)
 	added int
-	// onSleep hears of every sleep as it begins (the world's choice point
-	// of a listener's wait).
-	onSleep func()
+	// sleeper hears of every sleep as it begins (the world's choice point
+	// of a listener's wait); an interface, not a func, so that setting it
+	// allocates nothing.
+	sleeper interface{ sleeping() }
 }
 
 // Now is the virtual time.
@@ -57,8 +58,8 @@ func (c *Clock) Pending() int { return len(c.queue) }
 // the deadline in order; it returns the context's cause as soon as an
 // action (or anything before) cancelled ctx.
 func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
-	if c.onSleep != nil {
-		c.onSleep()
+	if c.sleeper != nil {
+		c.sleeper.sleeping()
 	}
 	deadline := Forever
 	if d < Forever-c.now {

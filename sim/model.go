@@ -180,7 +180,7 @@ func chunksOf(out *Outcome, request int) []session.StreamChunk {
 	case out.MaxTokens != nil:
 		return append(textBlock(0, *out.MaxTokens), usage, finish(session.FinishMaxTokens))
 	case len(out.ToolCalls) > 0:
-		var cs []session.StreamChunk
+		cs := make([]session.StreamChunk, 0, 3*len(out.ToolCalls)+2)
 		for k, call := range out.ToolCalls {
 			id := toolCallID(request, k)
 			name := call.Name
@@ -204,13 +204,15 @@ func chunksOf(out *Outcome, request int) []session.StreamChunk {
 	return nil
 }
 
+// textBlock is a text block's three chunks, in a slice with room for the
+// usage and finish chunks an answer appends.
 func textBlock(index int, text string) []session.StreamChunk {
 	block := append(session.AppendString([]byte(`{"type":"text","text":`), text), '}')
-	return []session.StreamChunk{
+	return append(make([]session.StreamChunk, 0, 5), []session.StreamChunk{
 		{Type: session.ChunkBlockStart, Index: index, BlockType: "text"},
 		{Type: session.ChunkTextDelta, Index: index, Text: text},
 		{Type: session.ChunkBlockEnd, Index: index, Block: block},
-	}
+	}...)
 }
 
 func toolCallID(request, k int) string { return fmt.Sprintf("call-%d-%d", request+1, k+1) }

@@ -114,9 +114,10 @@ func (o Options) View() func([]session.Event) view.Nodes {
 }
 
 // Oracle is how a run of this system under test is checked: strictly,
-// with the run's facts, against its view.
+// with the run's facts, against its view (nil: the default view, which
+// the oracle derives its own way).
 func (o Options) Oracle(res *Result) oracle.Options {
-	return oracle.Options{Strict: true, Facts: &res.Facts, Derive: o.View()}
+	return oracle.Options{Strict: true, Facts: &res.Facts, Derive: o.Derive}
 }
 
 // Run runs a scenario to the end: every input and world action applied and
@@ -132,6 +133,10 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 	log := session.NewLog(session.Header{ID: "scenario-" + s.Name, CreatedAt: Epoch.UnixMilli()}, &w.clock)
 	log.Grow(64) // most runs fit
 	w.facts.TimeNs = make([]int64, 0, 64)
+	// Room for a typical run's facts at once.
+	w.facts.Requests = make([]oracle.Request, 0, 8)
+	w.facts.Decisions = make([]oracle.Decision, 0, 8)
+	w.requests = make([]RequestRecord, 0, 8)
 	routes := map[string]*loop.Route{s.Provider: {RetryPolicy: s.RetryPolicy, ContextWindow: s.ContextWindow}}
 	if s.NoAdapter {
 		routes = nil
@@ -144,7 +149,8 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 		RuntimeContext: s.RuntimeContext},
 		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
 	w.agent.ObserveListeners(w.observeListener)
-	w.clock.onSleep = w.sleeping
+	w.clock.sleeper = w
+	w.facts.Budgets = make([]oracle.Budget, 0, len(s.ListenerOrder)+1)
 	if slices.ContainsFunc(s.Requests, func(o Outcome) bool { return o.ListenerThrows }) {
 		// Outermost, so that it throws before any listener decides.
 		w.agent.AddRequestErrorListener(ListenerThrowOnCue, w.throwOnCue)

@@ -92,6 +92,18 @@ func (d *Deriver) closeChains(match func(turnStep) bool) {
 	}
 }
 
+// Reset makes the Deriver one that has seen no event, keeping its memory
+// for the next log: a checker deriving many short windows allocates once.
+// Nodes returned before a Reset share memory with the Deriver and must be
+// read before it.
+func (d *Deriver) Reset() {
+	d.turnErrors = d.turnErrors[:0]
+	clear(d.chains)
+	d.chains = d.chains[:0]
+	clear(d.lastStep)
+	clear(d.byID)
+}
+
 // HasChain reports whether a chain with this retryId has a node (or had
 // one before Settle).
 func (d *Deriver) HasChain(retryID string) bool { return d.byID[retryID] != nil }
