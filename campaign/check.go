@@ -75,6 +75,22 @@ func Mutant(name string) Option { return func(s *settings) { s.mutant = name } }
 // the other failing seeds.
 func Check(t testing.TB, opts ...Option) {
 	t.Helper()
+	check(t, opts...)
+}
+
+// tb is what check needs of a test: testing.TB, which only package
+// testing can implement, narrowed so that check's own tests can record
+// what it reports.
+type tb interface {
+	Helper()
+	Name() string
+	Error(args ...any)
+	Fatalf(format string, args ...any)
+	Logf(format string, args ...any)
+}
+
+func check(t tb, opts ...Option) {
+	t.Helper()
 	s := settings{first: 1, corpus: filepath.Join("testdata", "turnsim"), sample: 0.05}
 	for _, o := range opts {
 		o(&s)
@@ -82,6 +98,7 @@ func Check(t testing.TB, opts ...Option) {
 	c, err := s.config(t)
 	if err != nil {
 		t.Fatalf("campaign: %v", err)
+		return
 	}
 	// The corpus first: each entry is a failure already shrunk.
 	var regressions []CorpusResult
@@ -117,7 +134,7 @@ func Check(t testing.TB, opts ...Option) {
 }
 
 // config is the campaign the settings and flags describe.
-func (s *settings) config(t testing.TB) (Config, error) {
+func (s *settings) config(t tb) (Config, error) {
 	if err := sim.CheckListeners(s.listeners); err != nil {
 		return Config{}, err
 	}
@@ -183,7 +200,7 @@ func (s *settings) config(t testing.TB) (Config, error) {
 
 // reportCorpus fails the test with the corpus entries that no longer
 // replay as they should: the first in full, the others counted.
-func reportCorpus(t testing.TB, rs []CorpusResult, repro Repro) {
+func reportCorpus(t tb, rs []CorpusResult, repro Repro) {
 	t.Helper()
 	var b strings.Builder
 	r := rs[0]

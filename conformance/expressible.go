@@ -44,7 +44,7 @@ func Expressible(s *sim.Scenario) []error {
 	}
 	for i, l := range s.ListenerOrder {
 		if l != sim.ListenerRetry && l != sim.ListenerCompaction {
-			bad(fmt.Sprintf("listenerOrder[%d]", i), "%q is a turnsim test listener; DSH's composition has llm-retry and compaction-basic only", l)
+			bad(fmt.Sprintf("listenerOrder[%d]", i), "%q is a turnsim test listener or a plug-in; DSH's composition has llm-retry and compaction-basic only", l)
 		}
 	}
 	for i, r := range s.Requests {
@@ -78,12 +78,18 @@ func Expressible(s *sim.Scenario) []error {
 		}
 	}
 	for i, in := range s.Inputs {
+		if in.After == sim.AfterListenerWait {
+			bad(fmt.Sprintf("inputs[%d].after", i), "%s: a wait inside a listener is no event DSH's host reports", sim.AfterListenerWait)
+		}
 		if in.Kind == "inject" {
 			bad(fmt.Sprintf("inputs[%d].inject", i), "the web API has no inject: a prompt is queued (followup) or steered")
 		}
 	}
 	for i, a := range s.World {
 		field := fmt.Sprintf("world[%d]", i)
+		if a.After == sim.AfterListenerWait {
+			bad(field+".after", "%s: a wait inside a listener is no event DSH's host reports", sim.AfterListenerWait)
+		}
 		switch {
 		case a.Do == "observe":
 		case a.Do != "cancel":

@@ -88,6 +88,7 @@ var (
 		{Weight: 3, Gen: gen.Const([]string{sim.ListenerCompaction, sim.ListenerRetry})}})
 	overflowGen = gen.Weighted([]gen.WeightedGen{
 		{Weight: 1, Gen: gen.Const(-1)}, {Weight: 1, Gen: gen.Const(0)}, {Weight: 4, Gen: gen.Const(1)}, {Weight: 2, Gen: gen.Const(2)}})
+	fourthGen      = gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 3, Gen: gen.Const(false)}})
 	tenthGen       = gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 9, Gen: gen.Const(false)}})
 	fifthGen       = gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 4, Gen: gen.Const(false)}})
 	faultRateGen   = gen.Float64Range(0.1, 0.7)

@@ -314,11 +314,12 @@ func ptr[T any](v T) *T { return &v }
 // drawPlugins places the listeners plugged in from outside (a policy
 // author's, a mutant's) and aims the world at their waits, from a stream
 // of their own: a seed without them draws what it always drew. Each one
-// placed Anywhere goes to a drawn place among the others, so that it sees
-// failures both before and after llm-retry and compaction-basic; and half
-// the seeds cancel inside a wait some listener begins — the race a
-// listener's own sleep is likeliest to lose, and one no event marks when
-// the listener logs nothing.
+// placed Anywhere goes first half the time (it then meets every failure)
+// and to a drawn place among the others otherwise (it then also sees what
+// llm-retry and compaction-basic pass on); and three seeds in four cancel
+// inside a wait some listener begins — the race a listener's own sleep is
+// likeliest to lose, and one no event marks when the listener logs
+// nothing.
 func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParameters) {
 	order := slices.Clone(c.ListenerOrder)
 	outer := 0
@@ -330,17 +331,23 @@ func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParamet
 		case sim.Innermost:
 			order = append(order, l.Name)
 		default:
-			order = slices.Insert(order, drawInt(rng, intRange(outer, len(order))), l.Name)
+			// Outermost half the time: where it meets every failure
+			// before llm-retry can own it.
+			at := outer
+			if draw[bool](rng, coin) {
+				at = drawInt(rng, intRange(outer, len(order)))
+			}
+			order = slices.Insert(order, at, l.Name)
 		}
 	}
 	c.ListenerOrder, s.ListenerOrder = order, order
 	if o.Kinds != nil && !slices.Contains(o.Kinds, Cancel) {
 		return
 	}
-	if draw[bool](rng, coin) {
+	if !draw[bool](rng, fourthGen) {
 		cause := draw[string](rng, causeGen)
 		a := sim.Action{Do: "cancel", Cause: session.Cause{Kind: cause},
-			Trigger: sim.Trigger{After: sim.AfterListenerWait, Nth: drawInt(rng, nthGen), PlusMs: float64(drawInt(rng, plusGen))}}
+			Trigger: sim.Trigger{After: sim.AfterListenerWait, Nth: draw[int](rng, waitNthGen), PlusMs: float64(drawInt(rng, plusGen))}}
 		if cause == session.CauseHook {
 			a.Cause.Reason = "a pre-step hook stopped the turn"
 		}
@@ -352,3 +359,7 @@ func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParamet
 		s.MaxEvents = eventBound(c, s)
 	}
 }
+
+// waitNthGen is which listener wait a cancel lands in: mostly the first,
+// where the wait of the listener placed first is.
+var waitNthGen = gen.Weighted([]gen.WeightedGen{{Weight: 3, Gen: gen.Const(1)}, {Weight: 1, Gen: gen.Const(2)}})

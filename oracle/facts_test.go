@@ -171,6 +171,118 @@ func TestFactsViolations(t *testing.T) {
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
 			return facts
 		}, nil},
+		// cancel-takes-effect-at-once: virtual time between a cancel and
+		// its turn's end, whatever the log says.
+		{"a listener's wait outlasted a cancel: the turn ended 100 ms after it", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.stepEnd(1, 1)
+			end := b.turnEnd(1, abortedBy)
+			facts := noFacts()
+			facts.TimeNs = make([]int64, len(b.lines))
+			facts.TimeNs[end-1], facts.TimeNs[end] = 100e6, 100e6 // step/end and turn/end
+			facts.Actions = []oracle.Action{{Seq: f + 1, TimeNs: 0, Turn: 1, Kind: "cancel", Cause: "user"}}
+			return facts
+		}, []oracle.ID{oracle.CancelTakesEffectAtOnce}},
+		{"the same cancel, and the turn ends at its virtual time", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.stepEnd(1, 1)
+			b.turnEnd(1, abortedBy)
+			facts := noFacts()
+			facts.TimeNs = make([]int64, len(b.lines))
+			facts.Actions = []oracle.Action{{Seq: f + 1, TimeNs: 0, Turn: 1, Kind: "cancel", Cause: "user"}}
+			return facts
+		}, nil},
+		{"a cancel between turns reaches no turn: the idle time after it is not a wait", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			b.complete(1, 1)
+			b.turnStart(2)
+			b.stepStart(2, 1)
+			b.complete(2, 1)
+			facts := noFacts()
+			facts.TimeNs = make([]int64, len(b.lines))
+			for i := range facts.TimeNs[len(facts.TimeNs)/2:] {
+				facts.TimeNs[len(facts.TimeNs)/2+i] = 30e9
+			}
+			facts.Actions = []oracle.Action{{Seq: 8, TimeNs: 0, Turn: 0, Kind: "cancel", Cause: "user"}}
+			return facts
+		}, nil},
+		// attempts-within-policy: counted in the listeners' answers and at
+		// the port, whether or not anything was logged.
+		{"a listener with a budget of 1 answered retry twice in one step, logging nothing", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f1 := b.fail(1, 1, "SERVER", "busy")
+			f2 := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Budgets = []oracle.Budget{{Listener: "retry-server", MaxRetries: 1}}
+			facts.Decisions = []oracle.Decision{{Seq: f1 + 1, Turn: 1, Step: 1, Listener: "retry-server", Retry: true},
+				{Seq: f2 + 1, Turn: 1, Step: 1, Listener: "retry-server", Retry: true}}
+			facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
+				{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
+			facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}
+			return facts
+		}, []oracle.ID{oracle.AttemptsWithinPolicy}},
+		{"a step made three requests where its listeners' budgets allow two", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f1 := b.fail(1, 1, "SERVER", "busy")
+			f2 := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Budgets = []oracle.Budget{{Listener: "retry-server", MaxRetries: 1}}
+			facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
+				{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
+			facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}
+			return facts
+		}, []oracle.ID{oracle.AttemptsWithinPolicy}},
+		{"two retries of two listeners, one each, within their budgets of 1", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f1 := b.fail(1, 1, "SERVER", "busy")
+			f2 := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Budgets = []oracle.Budget{{Listener: "retry-server", MaxRetries: 1}, {Listener: "llm-retry", MaxRetries: 1}}
+			facts.Decisions = []oracle.Decision{{Seq: f1 + 1, Turn: 1, Step: 1, Listener: "retry-server", Retry: true},
+				{Seq: f2 + 1, Turn: 1, Step: 1, Listener: "llm-retry", Retry: true}}
+			facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
+				{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
+			facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}
+			return facts
+		}, nil},
+		{"an unbounded listener leaves the step without a bound", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f1 := b.fail(1, 1, "SERVER", "busy")
+			f2 := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Budgets = []oracle.Budget{{Listener: "always-retry", MaxRetries: -1}}
+			facts.Decisions = []oracle.Decision{{Seq: f1 + 1, Turn: 1, Step: 1, Listener: "always-retry", Retry: true},
+				{Seq: f2 + 1, Turn: 1, Step: 1, Listener: "always-retry", Retry: true}}
+			facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
+				{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
+			facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}
+			return facts
+		}, nil},
+		// listener-within-turn: an answer given after its turn's end.
+		{"a listener answered turn 1's failure after turn 1 ended", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			b.fail(1, 1, "SERVER", "busy")
+			b.stepEnd(1, 1)
+			end := b.turnEnd(1, `{"kind":"error","error":{"code":"SERVER","message":"busy"}}`)
+			facts := noFacts()
+			facts.Decisions = []oracle.Decision{{Seq: end + 1, Turn: 1, Step: 1, Listener: "retry-server"}}
+			return facts
+		}, []oracle.ID{oracle.ListenerWithinTurn}},
+		{"the same answer, given before the turn ended", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f := b.fail(1, 1, "SERVER", "busy")
+			b.stepEnd(1, 1)
+			b.turnEnd(1, `{"kind":"error","error":{"code":"SERVER","message":"busy"}}`)
+			facts := noFacts()
+			facts.Decisions = []oracle.Decision{{Seq: f + 1, Turn: 1, Step: 1, Listener: "retry-server"}}
+			return facts
+		}, nil},
 		{"a panic inside the system under test", func(b *logBuilder) *oracle.Facts {
 			*b = *begin()
 			b.complete(1, 1)

@@ -1,0 +1,147 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// recorder is a test seen from check: what it reported.
+type recorder struct {
+	name   string
+	errors []string
+	logs   []string
+	fatal  string
+}
+
+func (r *recorder) Helper()           {}
+func (r *recorder) Name() string      { return r.name }
+func (r *recorder) Error(args ...any) { r.errors = append(r.errors, fmt.Sprint(args...)) }
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.fatal = fmt.Sprintf(format, args...)
+}
+func (r *recorder) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+
+// retryServer is the README's worked example: SERVER retried twice per
+// step, 100 ms apart; with ignoreCancel its wait is on a context of its
+// own (the bug), else on the turn signal (the fix).
+func retryServer(ignoreCancel bool) sim.Listener {
+	return sim.Listener{Name: "retry-server", MaxRetries: 2, New: func(env sim.Env) loop.RequestErrorListener {
+		retries := map[[2]int]int{}
+		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
+			step := [2]int{ev.Turn, ev.Step}
+			if ev.Failure.Code != "SERVER" || retries[step] >= 2 {
+				return next()
+			}
+			retries[step]++
+			signal := context.Context(ev.Signal)
+			if ignoreCancel {
+				signal = context.Background()
+			}
+			if err := env.Clock.Sleep(signal, 100*time.Millisecond); err != nil {
+				return loop.NoAction, nil
+			}
+			return loop.Retry, nil
+		}
+	}}
+}
+
+// TestCheckReportsOneShrunkFailure: the buggy listener fails within 200
+// seeds with one report — the first failing seed, its shrunk plan, the
+// go test and simrun lines that reproduce it, its corpus entry (written,
+// 0644) — and a count of the others; the next run replays that entry
+// first and fails on it; the fixed listener passes, entry and all.
+func TestCheckReportsOneShrunkFailure(t *testing.T) {
+	corpus := filepath.Join(t.TempDir(), "turnsim")
+	r := &recorder{name: "TestRetryServer"}
+	check(r, Listeners(retryServer(true)), Runs(200), Corpus(corpus))
+	if r.fatal != "" || len(r.errors) != 1 {
+		t.Fatalf("fatal %q, %d errors: %q", r.fatal, len(r.errors), r.errors)
+	}
+	report := r.errors[0]
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`^seed (0x[0-9a-f]+): cancel-takes-effect-at-once turn \d+ step \d+ seqs \d+,\d+: turn \d+ ended [0-9.]+ ms after the cancel`),
+		regexp.MustCompile(`(?m)^  listeners: .*retry-server`),
+		regexp.MustCompile(`(?m)^  shrunk plan \(\d+ lines, \d+ shrink runs\):\n(    .+\n)+`),
+		regexp.MustCompile(`(?m)^  the shrunk plan gives: cancel-takes-effect-at-once `),
+		regexp.MustCompile(`(?m)^  reproduce: go test -run '\^TestRetryServer\$' -sim\.seed=0x[0-9a-f]+$`),
+		regexp.MustCompile(`(?m)^             simrun replay \S+cancel-takes-effect-at-once-[0-9a-f]{12}\.json \(with retry-server registered`),
+		regexp.MustCompile(`(?m)^  corpus: \S+\.json$`),
+		regexp.MustCompile(`(?m)^(and \d+ more of 200 seeds failed: 0x|the only failing seed of 200)`),
+	} {
+		if !want.MatchString(report) {
+			t.Errorf("the report has no match for %s:\n%s", want, report)
+		}
+	}
+	entries, _ := filepath.Glob(filepath.Join(corpus, "*.json"))
+	if len(entries) != 1 {
+		t.Fatalf("%d corpus entries, want the one failure's: %v", len(entries), entries)
+	}
+	if info, err := os.Stat(entries[0]); err != nil || info.Mode().Perm() != 0o644 {
+		t.Errorf("the entry's mode: %v, %v; want 0644", info.Mode(), err)
+	}
+
+	again := &recorder{name: "TestRetryServer"}
+	check(again, Listeners(retryServer(true)), Runs(200), Corpus(corpus))
+	if len(again.errors) != 1 || !strings.Contains(again.errors[0], filepath.Base(entries[0])+" (seed 0x") || !strings.Contains(again.errors[0], "fails again") {
+		t.Errorf("the second run does not fail on the corpus entry first: %q", again.errors)
+	}
+
+	fixed := &recorder{name: "TestRetryServer"}
+	check(fixed, Listeners(retryServer(false)), Runs(200), Corpus(corpus))
+	if len(fixed.errors) != 0 || fixed.fatal != "" {
+		t.Errorf("the fixed listener fails: %q %q", fixed.errors, fixed.fatal)
+	}
+}
+
+// TestCheckRefusesBadSettings: a bad listener, flag value or mutant is a
+// fatal error that names it, before any seed runs.
+func TestCheckRefusesBadSettings(t *testing.T) {
+	tests := []struct {
+		why  string
+		opts []Option
+		env  map[string]string
+		want string
+	}{
+		{"a listener without a name", []Option{Listeners(sim.Listener{New: retryServer(false).New})}, nil, "listener 1 has no name"},
+		{"two listeners of one name", []Option{Listeners(retryServer(false), retryServer(true))}, nil, `two listeners are named "retry-server"`},
+		{"a seed that is no number", nil, map[string]string{"SIM_SEED": "twelve"}, `sim.seed "twelve"`},
+		{"a count that is no count", nil, map[string]string{"SIM_RUNS": "-3"}, `sim.runs "-3"`},
+		{"a duration that is none", nil, map[string]string{"SIM_DURATION": "soon"}, `sim.duration "soon"`},
+		{"a mutant the zoo does not have", nil, map[string]string{"SIM_MUTANT": "nope"}, `sim.mutant "nope": no such mutant`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.why, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			r := &recorder{name: "TestX"}
+			check(r, append(tt.opts, Corpus(t.TempDir()))...)
+			if !strings.Contains(r.fatal, tt.want) {
+				t.Errorf("fatal %q, want it to say %q", r.fatal, tt.want)
+			}
+		})
+	}
+}
+
+// TestCheckAgainstAMutant: -sim.mutant (here its environment twin) runs
+// the campaign against a mutant of the zoo, which it must catch, and the
+// reproduction line carries it.
+func TestCheckAgainstAMutant(t *testing.T) {
+	t.Setenv("SIM_MUTANT", "budget-off-by-one")
+	r := &recorder{name: "TestSeeds"}
+	check(r, Runs(300), Corpus(t.TempDir()))
+	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "-sim.mutant=budget-off-by-one") {
+		t.Errorf("errors %q", r.errors)
+	}
+}
