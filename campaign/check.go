@@ -139,7 +139,7 @@ func (s *settings) config(t tb) (Config, error) {
 		return Config{}, err
 	}
 	c := Config{First: s.first, Count: 1000, Workers: runtime.GOMAXPROCS(0), Overrides: s.overrides,
-		Sample: s.sample, NoShrink: true, Version: "go test"}
+		Sample: s.sample, NoShrink: true, Version: Version}
 	if testing.Short() {
 		c.Count = 200
 	}

@@ -14,6 +14,9 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
+// Version is turnsim's version, which corpus entries and reports carry.
+const Version = "0.1.0"
+
 // Config is one campaign.
 type Config struct {
 	// First is the first seed; Count how many seeds. With Duration, seeds

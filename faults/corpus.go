@@ -74,10 +74,10 @@ func policyJSON(p *loop.RetryPolicy) string {
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// Write writes the entry into dir as <invariant>-<plan>[-<mutant>].json,
-// where <plan> is a hash of the shrunk scenario: the seeds that shrink to
-// the same plan for the same invariant share one entry (the first one
-// written is kept). It returns the entry's path and whether it was new.
+// Write writes the entry into dir as [<mutant>-]<invariant>-<plan>.json,
+// where <plan> is a hash of the shrunk plan (FileName): the seeds that
+// shrink to the same plan for the same invariant share one entry (the
+// first one written is kept). It returns the entry's path and whether it was new.
 func (e *Entry) Write(dir string) (path string, written bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", false, err
@@ -94,17 +94,22 @@ func (e *Entry) Write(dir string) (path string, written bool, err error) {
 }
 
 // FileName is the entry's file name: what it violates, and a hash of its
-// plan (and of its overrides, which replay with it).
+// plan's lines, listener order and overrides.
 func (e *Entry) FileName() string {
-	// The plan as compact JSON: an entry read back (indented in its
-	// file) names the same file as the one written.
-	var plan, policy bytes.Buffer
-	json.Compact(&plan, e.Scenario)
+	// The failure's shape: the plan's lines, the listener order and the
+	// flags, not the configuration drawn around them (two seeds that
+	// shrink to the same plan under two drawn policies are one failure).
+	var order struct {
+		ListenerOrder []string `json:"listenerOrder"`
+	}
+	json.Unmarshal(e.Scenario, &order)
+	var policy bytes.Buffer
 	json.Compact(&policy, e.Overrides.Policy)
 	h := sha256.New()
-	h.Write(plan.Bytes())
-	h.Write(policy.Bytes())
-	h.Write([]byte(strings.Join(e.Overrides.Faults, ",")))
+	for _, part := range [][]string{e.Plan, order.ListenerOrder, {policy.String()}, e.Overrides.Faults} {
+		h.Write([]byte(strings.Join(part, "\n")))
+		h.Write([]byte{0})
+	}
 	name := string(e.Invariant) + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 	if e.Mutant != "" {
 		name = e.Mutant + "-" + name

@@ -3,15 +3,17 @@ package faults
 import (
 	"slices"
 
+	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
 
 // Shrink makes a failing plan smaller while it still violates invariant
 // id: it removes plan entries (world actions, late inputs, outages,
-// summaries, model answers), then simplifies each (no latency, failures
-// before any chunk, no Retry-After, the earliest trigger, outages earlier
-// and shorter), and repeats
+// summaries, model answers, a throwing listener), then simplifies each (a
+// plain SERVER 500 for any failure, no latency, failures before any
+// chunk, no Retry-After, the earliest trigger, outages earlier and
+// shorter), and repeats
 // until nothing changes. The result is 1-minimal: removing any single
 // entry makes the violation disappear. It returns the number of runs it
 // took.
@@ -52,7 +54,11 @@ func ShrinkWhile(s *sim.Scenario, keeps func(*sim.Scenario) bool) *sim.Scenario 
 
 // Entries counts a plan's entries: what Shrink removes.
 func Entries(s *sim.Scenario) int {
-	return len(s.World) + max(len(s.Inputs)-1, 0) + len(s.Outages) + len(s.Summaries) + len(s.Requests)
+	n := len(s.World) + max(len(s.Inputs)-1, 0) + len(s.Outages) + len(s.Summaries) + len(s.Requests)
+	if slices.Contains(s.ListenerOrder, sim.ListenerThrow) {
+		n++
+	}
+	return n
 }
 
 // removals are the plan with one entry removed, each way.
@@ -73,6 +79,13 @@ func removals(s *sim.Scenario) []*sim.Scenario {
 		c.Outages = slices.Delete(c.Outages, i, i+1)
 		out = append(out, c)
 	}
+	// A listener that throws is a fault like any other; llm-retry,
+	// compaction-basic and plug-ins are the system under test and stay.
+	if i := slices.Index(s.ListenerOrder, sim.ListenerThrow); i >= 0 {
+		c := clone(s)
+		c.ListenerOrder = slices.Delete(slices.Clone(s.ListenerOrder), i, i+1)
+		out = append(out, c)
+	}
 	for i := range s.Summaries {
 		c := clone(s)
 		c.Summaries = slices.Delete(c.Summaries, i, i+1)
@@ -90,6 +103,14 @@ func removals(s *sim.Scenario) []*sim.Scenario {
 func simplifications(s *sim.Scenario) []*sim.Scenario {
 	var out []*sim.Scenario
 	for i, r := range s.Requests {
+		// The plainest failure first: a seed's failure is one of many
+		// that break the same thing, and plans that differ only there
+		// should shrink to one (and share one corpus entry).
+		if (r.Fail != nil || r.Hang) && !plainFailure(&r) {
+			c := clone(s)
+			c.Requests[i] = sim.Outcome{Fail: &session.LlmFailure{Code: "SERVER", Status: &plainStatus, Message: "upstream 500"}}
+			out = append(out, c)
+		}
 		if r.LatencyMs > 0 {
 			c := clone(s)
 			c.Requests[i].LatencyMs = 0
@@ -157,4 +178,15 @@ func clone(s *sim.Scenario) *sim.Scenario {
 	c.World = slices.Clone(s.World)
 	c.Outages = slices.Clone(s.Outages)
 	return &c
+}
+
+// plainStatus is the plain failure's status: SERVER 500.
+var plainStatus = 500
+
+// plainFailure reports a request that fails as plainly as a plan can: a
+// SERVER 500 before any chunk, at once, with nothing else.
+func plainFailure(r *sim.Outcome) bool {
+	f := r.Fail
+	return f != nil && f.Code == "SERVER" && f.Status != nil && *f.Status == plainStatus && f.ProviderRetryAfterMs == nil &&
+		!r.Hang && r.AfterChunks == 0 && r.Stream == nil && r.LatencyMs == 0 && !r.ListenerThrows
 }

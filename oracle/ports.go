@@ -17,21 +17,28 @@ func checkRequestsAfterCancel(facts *Facts) []Violation {
 	if facts == nil {
 		return nil
 	}
-	reported := map[int]bool{}
+	// Requests and actions are both in Order: one pass over each, with
+	// the turns a cancel has reached so far.
+	var cancelled []Action // the first action of each turn reached, in order
+	a := 0
+	reported := 0
 	for _, q := range facts.Requests {
-		if reported[q.Turn] {
+		for ; a < len(facts.Actions) && facts.Actions[a].Order <= q.Order; a++ {
+			act := facts.Actions[a]
+			if act.Turn != 0 && (len(cancelled) == 0 || cancelled[len(cancelled)-1].Turn != act.Turn) {
+				cancelled = append(cancelled, act)
+			}
+		}
+		if q.Turn == reported {
 			continue
 		}
-		for _, a := range facts.Actions {
-			if a.Order > q.Order {
-				break
-			}
-			if a.Turn == q.Turn {
-				reported[q.Turn] = true
-				r.add(q.Turn, q.Step, []int64{a.Seq, q.Seq}, "model request for attempt %d of turn %d step %d after the %s (%s) took effect before seq %d",
-					q.Attempt, q.Turn, q.Step, a.Kind, a.Cause, a.Seq)
-				break
-			}
+		// Turns run one after another: the cancel that counts for q is
+		// the latest one, if it reached q's turn.
+		if n := len(cancelled); n > 0 && cancelled[n-1].Turn == q.Turn {
+			act := cancelled[n-1]
+			reported = q.Turn
+			r.add(q.Turn, q.Step, []int64{act.Seq, q.Seq}, "model request for attempt %d of turn %d step %d after the %s (%s) took effect before seq %d",
+				q.Attempt, q.Turn, q.Step, act.Kind, act.Cause, act.Seq)
 		}
 	}
 	return r.out

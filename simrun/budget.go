@@ -125,6 +125,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 		c.Env = env
+		c.Listeners = plugged // a main's own listeners, beside llm-retry
 		resolved = append(resolved, c)
 	}
 	if *trace != "" {

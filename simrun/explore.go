@@ -102,7 +102,8 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := explore.Options{MaxFaults: *maxFaults, Workers: *workers, Stopped: func() bool { return ctx.Err() != nil }, NoDedupe: *noDedupe}
+	o := explore.Options{MaxFaults: *maxFaults, Workers: *workers, Stopped: func() bool { return ctx.Err() != nil }, NoDedupe: *noDedupe,
+		Sim: withPlugged(sim.Options{})}
 	if *mutant == "all" {
 		return exploreZoo(ctx, policies, o, *asJSON, *out, stdout)
 	}
@@ -113,7 +114,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "simrun explore: --mutant: unknown mutant %q (known: all %v)\n", *mutant, mutants.Names())
 			return exitUsage
 		}
-		o.Sim = m.Options
+		o.Sim = withPlugged(m.Options)
 		mutantArg = " --mutant " + m.Name
 	}
 	e := explorer{w: stdout, json: *asJSON, out: *out, mutantArg: mutantArg}
@@ -281,7 +282,7 @@ func exploreZoo(ctx context.Context, policies []explore.Policy, o explore.Option
 		}
 		row := zooRow{Mutant: m.Name, Invariant: m.Trips}
 		began := time.Now()
-		o.Sim, o.StopAt = m.Options, m.Trips
+		o.Sim, o.StopAt = withPlugged(m.Options), m.Trips
 		for _, p := range policies {
 			r := explore.Explore(p, o)
 			if !r.Found {

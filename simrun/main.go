@@ -14,6 +14,7 @@
 package simrun
 
 import (
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/sim"
 
 	"fmt"
@@ -112,7 +113,7 @@ Run 'simrun <command> -h' for a command's flags.
 `
 
 // version is turnsim's version; corpus entries and reports carry it.
-const version = "0.1.0"
+const version = campaign.Version
 
 // run is simrun with its arguments and streams, returning the exit status.
 // A panic inside turnsim is reported as an internal error, never a crash.
