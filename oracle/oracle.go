@@ -1,10 +1,16 @@
 // Package oracle checks a session log against turnsim's invariants.
 //
-// Every invariant has a stable id and one sentence of meaning ([Invariants]).
-// A check returns the violations it finds, each with witness seqs; it never
-// prints. The log-level checks read only the log, so they run on logs
-// turnsim simulated and on real DSH logs alike; the run-fact checks read
-// what the simulator knows beside the log ([Facts]) and use the same ids.
+// Every invariant has a stable, typed id ([ID]) and one sentence of meaning
+// ([Invariants]). A check returns the violations it finds, each with
+// witness seqs; it never prints. The log-level checks read only the log,
+// so they run on logs turnsim simulated and on real DSH logs alike; the
+// run-fact checks read what the simulator knows beside the log ([Facts]):
+// virtual times, the model port, each listener's answers. Some invariants
+// have both forms; three exist only as run facts, since they judge what a
+// caller observes (a cancel that takes effect late, retries beyond a
+// budget, a listener outliving its turn) and a listener that writes
+// nothing leaves no trace of them in the log. The run-fact checks are a
+// registry over one index of positions built once per log.
 //
 // Each log-level check follows the log one event at a time and keeps only
 // what the open turn needs and the few indexes that span turns: [Stream]

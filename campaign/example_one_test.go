@@ -1,0 +1,28 @@
+package campaign_test
+
+import (
+	"os"
+
+	"github.com/turnsim/turnsim/campaign"
+	"github.com/turnsim/turnsim/mutants"
+)
+
+// ExampleConfig_One: one seed of a campaign against the zoo's silent
+// listener (a listener of one's own whose wait ignores cancellation),
+// shrunk and printed as go test prints it; no corpus is written.
+func ExampleConfig_One() {
+	m, _ := mutants.Find("listener-wait-ignores-cancel")
+	c := campaign.Config{Sim: m.Options, Repro: campaign.Repro{GoTest: "go test -run '^TestMine$' -sim.seed=%#x"}}
+	r := c.One(0x2b)
+	r.Write(os.Stdout, false, c.Repro)
+	// Output:
+	// seed 0x2b: cancel-takes-effect-at-once turn 2 step 1 seqs 36,37: turn 2 ended 64 ms after the cancel (disposed) that landed in it before seq 36: a wait outlasted the turn signal
+	//   listeners: server-retry, retry, compaction
+	//   shrunk plan (3 lines, 97 shrink runs):
+	//     input 1: send "Work through the task in st..." at 0ms
+	//     world: cancel disposed after listener-wait #1
+	//     outage: SERVER from 0 to 1 ms
+	//   the shrunk plan gives: cancel-takes-effect-at-once turn 1 step 1 seqs 8,9: turn 1 ended 100 ms after the cancel (disposed) that landed in it before seq 8: a wait outlasted the turn signal
+	//   reproduce: go test -run '^TestMine$' -sim.seed=0x2b
+	//              simrun replay --seed 0x2b
+}
