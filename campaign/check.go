@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -39,6 +40,9 @@ type settings struct {
 	corpus    string
 	mutant    string
 	sample    float64
+	// oneSeed: -sim.seed asked for one seed, which then runs without the
+	// corpus before it (the seed is what is being reproduced).
+	oneSeed bool
 }
 
 // Listeners plugs listeners of one's own into the waterfall: the swarm
@@ -100,12 +104,28 @@ func check(t tb, opts ...Option) {
 		t.Fatalf("campaign: %v", err)
 		return
 	}
-	// The corpus first: each entry is a failure already shrunk.
-	var regressions []CorpusResult
-	ReplayCorpus(s.corpus, c.Mutant, c.Sim, func(r CorpusResult) { regressions = append(regressions, r) })
-	if len(regressions) > 0 {
-		reportCorpus(t, regressions, c.Repro)
-		return
+	// The corpus first: each entry is a failure already shrunk. Not for
+	// one seed asked for by -sim.seed: that seed is what is reproduced.
+	if !s.oneSeed {
+		var regressions []CorpusResult
+		replayed, skipped := 0, 0
+		ReplayCorpus(s.corpus, c.Mutant, c.Sim, func(r CorpusResult) {
+			switch {
+			case r.Replayed && r.Err == nil && len(r.Violations) == 0:
+				replayed++
+			case !r.Replayed && r.Err == nil:
+				skipped++
+			default:
+				regressions = append(regressions, r)
+			}
+		})
+		if len(regressions) > 0 {
+			reportCorpus(t, regressions, c.Repro)
+			return
+		}
+		if replayed+skipped > 0 {
+			t.Logf("campaign: %s of %s replayed first and passed (%d of other mutants skipped)", plural(replayed, "corpus entry"), s.corpus, skipped)
+		}
 	}
 	var failing []*Result
 	sum := Run(context.Background(), c, func(r *Result) {
@@ -114,13 +134,19 @@ func check(t tb, opts ...Option) {
 		}
 	})
 	if len(failing) == 0 {
-		t.Logf("campaign: %d seeds from %#x, %d events, no violation", sum.Runs, c.First, sum.Events)
+		t.Logf("campaign: %s from %#x, %d events, no violation", plural(sum.Runs, "seed"), c.First, sum.Events)
+		unexercised(t, c, sum)
 		return
 	}
 	// Only the first is shrunk: the others are counted.
 	first := failing[0]
 	if first.Internal == "" {
 		c.NoShrink, c.Corpus = false, s.corpus
+		if c.Mutant != "" {
+			// A mutant's failure is turnsim's own bug, put there on
+			// purpose: it has no place in the caller's corpus.
+			c.Corpus = ""
+		}
 		first = c.One(first.seed)
 	}
 	var b strings.Builder
@@ -143,39 +169,50 @@ func (s *settings) config(t tb) (Config, error) {
 	if testing.Short() {
 		c.Count = 200
 	}
-	if s.runs > 0 {
+	switch {
+	case s.runs < 0:
+		return c, fmt.Errorf("campaign.Runs(%d): want a positive count", s.runs)
+	case s.runs > 0:
 		c.Count = uint64(s.runs)
 	}
-	if v := setting(strconv.Itoa(*flagRuns), "SIM_RUNS"); v != "" {
+	if s.overrides.Kinds != nil {
+		kinds, err := faults.ParseKinds(strings.Join(s.overrides.Kinds, ","))
+		if err != nil || len(s.overrides.Kinds) == 0 {
+			return c, fmt.Errorf("campaign.Faults: %v", errOr(err, "no kind given (leave Faults out for every kind)"))
+		}
+		c.Overrides.Kinds = kinds
+	}
+	if v, from := setting(strconv.Itoa(*flagRuns), "sim.runs", "SIM_RUNS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return c, fmt.Errorf("sim.runs %q: want a positive count", v)
+			return c, fmt.Errorf("%s %q: want a positive count", from, v)
 		}
 		c.Count = uint64(n)
 	}
-	if v := setting(durationFlag(*flagDuration), "SIM_DURATION"); v != "" {
+	if v, from := setting(durationFlag(*flagDuration), "sim.duration", "SIM_DURATION"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return c, fmt.Errorf("sim.duration %q: want a positive duration such as 30s", v)
+			return c, fmt.Errorf("%s %q: want a positive duration such as 30s", from, v)
 		}
 		c.Duration = d
 	}
-	if v := setting(*flagSeed, "SIM_SEED"); v != "" {
+	if v, from := setting(*flagSeed, "sim.seed", "SIM_SEED"); v != "" {
 		seed, err := strconv.ParseUint(v, 0, 64)
 		if err != nil {
-			return c, fmt.Errorf("sim.seed %q: want an unsigned integer (decimal or 0x…)", v)
+			return c, fmt.Errorf("%s %q: want an unsigned integer (decimal or 0x…)", from, v)
 		}
 		c.First, c.Count, c.Duration = seed, 1, 0
+		s.oneSeed = true
 	}
 	c.Sim = sim.Options{Listeners: s.listeners}
-	mutant := s.mutant
-	if v := setting(*flagMutant, "SIM_MUTANT"); v != "" {
-		mutant = v
+	mutant, from := s.mutant, "campaign.Mutant"
+	if v, f := setting(*flagMutant, "sim.mutant", "SIM_MUTANT"); v != "" {
+		mutant, from = v, f
 	}
 	if mutant != "" {
 		m, ok := mutants.Find(mutant)
 		if !ok {
-			return c, fmt.Errorf("sim.mutant %q: no such mutant (known: %s)", mutant, strings.Join(mutants.Names(), ", "))
+			return c, fmt.Errorf("%s %q: no such mutant (known: %s)", from, mutant, strings.Join(mutants.Names(), ", "))
 		}
 		c.Mutant = m.Name
 		c.Sim = m.Options
@@ -194,6 +231,11 @@ func (s *settings) config(t tb) (Config, error) {
 	}
 	for _, l := range sim.Added(s.listeners) {
 		c.Repro.Plugged = append(c.Repro.Plugged, l.Name)
+	}
+	if len(c.Repro.Plugged) > 0 {
+		// A simrun without them refuses the line instead of replaying
+		// another draw.
+		c.Repro.SimrunFlags += " --listeners " + strings.Join(c.Repro.Plugged, ",")
 	}
 	return c, nil
 }
@@ -251,11 +293,20 @@ func runPattern(name string) string {
 	return strings.Join(parts, "/")
 }
 
-func setting(flagValue, env string) string {
+// setting is a flag's value, else its environment twin's, with the name
+// of the one it came from (for an error about it).
+func setting(flagValue, flagName, env string) (value, from string) {
 	if flagValue != "" && flagValue != "0" {
-		return flagValue
+		return flagValue, "-" + flagName
 	}
-	return os.Getenv(env)
+	return os.Getenv(env), env
+}
+
+func errOr(err error, msg string) error {
+	if err != nil {
+		return err
+	}
+	return errors.New(msg)
 }
 
 func durationFlag(d time.Duration) string {
@@ -263,4 +314,37 @@ func durationFlag(d time.Duration) string {
 		return ""
 	}
 	return d.String()
+}
+
+// unexercised fails a campaign whose plugged-in listener was never put to
+// the test: never asked, or never answering retry though it has a budget
+// to spend (a code it looks for that no failure has, say): green would
+// say nothing about it.
+func unexercised(t tb, c Config, sum Summary) {
+	t.Helper()
+	if c.Count == 1 && c.Duration == 0 {
+		return // one seed, asked for by -sim.seed: it is about that seed
+	}
+	for i, l := range sim.Added(c.Sim.Listeners) {
+		if i >= len(sum.Calls) {
+			break
+		}
+		switch {
+		case sum.Calls[i] == 0:
+			t.Error(fmt.Sprintf("campaign: %s was never asked in %s: no failure reached it (is it placed behind a listener that owns every failure?)",
+				l.Name, plural(sum.Runs, "seed")))
+		case sum.Retries[i] == 0 && l.MaxRetries != 0:
+			t.Error(fmt.Sprintf("campaign: %s was asked %s in %s and never answered retry, though its MaxRetries is %d: "+
+				"are its codes ones a provider fails with (SERVER, RATE_LIMIT, TIMEOUT, …)? Codes in its sim.Listener aim the swarm at them",
+				l.Name, plural(sum.Calls[i], "time"), plural(sum.Runs, "seed"), l.MaxRetries))
+		}
+	}
+}
+
+// plural is n with its noun, in the plural when n is not 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

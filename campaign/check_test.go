@@ -36,7 +36,7 @@ func (r *recorder) Logf(format string, args ...any) {
 // step, 100 ms apart; with ignoreCancel its wait is on a context of its
 // own (the bug), else on the turn signal (the fix).
 func retryServer(ignoreCancel bool) sim.Listener {
-	return sim.Listener{Name: "retry-server", MaxRetries: 2, New: func(env sim.Env) loop.RequestErrorListener {
+	return sim.Listener{Name: "retry-server", MaxRetries: 2, Codes: []string{"SERVER"}, New: func(env sim.Env) loop.RequestErrorListener {
 		retries := map[[2]int]int{}
 		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
 			step := [2]int{ev.Turn, ev.Step}
@@ -115,10 +115,15 @@ func TestCheckRefusesBadSettings(t *testing.T) {
 	}{
 		{"a listener without a name", []Option{Listeners(sim.Listener{New: retryServer(false).New})}, nil, "listener 1 has no name"},
 		{"two listeners of one name", []Option{Listeners(retryServer(false), retryServer(true))}, nil, `two listeners are named "retry-server"`},
-		{"a seed that is no number", nil, map[string]string{"SIM_SEED": "twelve"}, `sim.seed "twelve"`},
-		{"a count that is no count", nil, map[string]string{"SIM_RUNS": "-3"}, `sim.runs "-3"`},
-		{"a duration that is none", nil, map[string]string{"SIM_DURATION": "soon"}, `sim.duration "soon"`},
-		{"a mutant the zoo does not have", nil, map[string]string{"SIM_MUTANT": "nope"}, `sim.mutant "nope": no such mutant`},
+		{"a listener placed nowhere", []Option{Listeners(sim.Listener{Name: "x", New: retryServer(false).New, Place: 42})}, nil, `listener "x": Place 42`},
+		{"a name a listenerOrder cannot spell", []Option{Listeners(sim.Listener{Name: "has space", New: retryServer(false).New})}, nil, `listener "has space": a name is letters`},
+		{"the name of a test listener", []Option{Listeners(sim.Listener{Name: "throw", New: retryServer(false).New})}, nil, `listener "throw": the name of one of turnsim's test listeners`},
+		{"a fault kind that does not exist", []Option{Faults("no-such-kind")}, nil, `campaign.Faults: unknown fault kind "no-such-kind"`},
+		{"a negative count", []Option{Runs(-1)}, nil, `campaign.Runs(-1): want a positive count`},
+		{"a seed that is no number, named by the variable it came from", nil, map[string]string{"SIM_SEED": "twelve"}, `SIM_SEED "twelve"`},
+		{"a count that is no count", nil, map[string]string{"SIM_RUNS": "-3"}, `SIM_RUNS "-3"`},
+		{"a duration that is none", nil, map[string]string{"SIM_DURATION": "soon"}, `SIM_DURATION "soon"`},
+		{"a mutant the zoo does not have", nil, map[string]string{"SIM_MUTANT": "nope"}, `SIM_MUTANT "nope": no such mutant`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
@@ -135,13 +140,56 @@ func TestCheckRefusesBadSettings(t *testing.T) {
 }
 
 // TestCheckAgainstAMutant: -sim.mutant (here its environment twin) runs
-// the campaign against a mutant of the zoo, which it must catch, and the
-// reproduction line carries it.
+// the campaign against a mutant of the zoo, which it must catch; the
+// reproduction line carries it, and the caller's corpus gets no entry of
+// turnsim's own planted bug.
 func TestCheckAgainstAMutant(t *testing.T) {
 	t.Setenv("SIM_MUTANT", "budget-off-by-one")
+	corpus := t.TempDir()
 	r := &recorder{name: "TestSeeds"}
-	check(r, Runs(300), Corpus(t.TempDir()))
+	check(r, Runs(300), Corpus(corpus))
 	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "-sim.mutant=budget-off-by-one") {
+		t.Errorf("errors %q", r.errors)
+	}
+	if entries, _ := os.ReadDir(corpus); len(entries) != 0 {
+		t.Errorf("a mutant's failure was written to the caller's corpus: %v", entries)
+	}
+}
+
+// TestOneSeedSkipsTheCorpus: -sim.seed (here SIM_SEED) runs that seed
+// alone, without the corpus before it: the reproduction line of a failure
+// reproduces the seed, not the entry kept of it.
+func TestOneSeedSkipsTheCorpus(t *testing.T) {
+	corpus := filepath.Join(t.TempDir(), "turnsim")
+	first := &recorder{name: "TestRetryServer"}
+	check(first, Listeners(retryServer(true)), Runs(200), Corpus(corpus))
+	seed := regexp.MustCompile(`^seed (0x[0-9a-f]+)`).FindStringSubmatch(strings.Join(first.errors, ""))
+	if seed == nil {
+		t.Fatalf("no failing seed: %q", first.errors)
+	}
+	t.Setenv("SIM_SEED", seed[1])
+	again := &recorder{name: "TestRetryServer"}
+	check(again, Listeners(retryServer(true)), Corpus(corpus))
+	if len(again.errors) != 1 || !strings.HasPrefix(again.errors[0], "seed "+seed[1]+":") || !strings.Contains(again.errors[0], "the only failing seed of 1") {
+		t.Errorf("SIM_SEED=%s: %q", seed[1], again.errors)
+	}
+}
+
+// TestUnexercisedListenerFails: a listener with a budget that never
+// answers retry (its code is a typo no provider fails with) is not
+// tested by a green campaign, and Check says so instead of passing.
+func TestUnexercisedListenerFails(t *testing.T) {
+	typo := sim.Listener{Name: "retry-rate-limit", MaxRetries: 3, New: func(sim.Env) loop.RequestErrorListener {
+		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
+			if ev.Failure.Code == "RATE_LIMITED" { // the typo: RATE_LIMIT
+				return loop.Retry, nil
+			}
+			return next()
+		}
+	}}
+	r := &recorder{name: "TestTypo"}
+	check(r, Listeners(typo), Runs(200), Corpus(t.TempDir()))
+	if len(r.errors) != 1 || !regexp.MustCompile(`^campaign: retry-rate-limit was asked \d+ times in 200 seeds and never answered retry, though its MaxRetries is 3`).MatchString(r.errors[0]) {
 		t.Errorf("errors %q", r.errors)
 	}
 }

@@ -14,18 +14,22 @@ type CorpusResult struct {
 	Scenario   *sim.Scenario
 	Err        error
 	Violations []oracle.Violation
+	// Replayed: the entry ran (it is not another mutant's).
+	Replayed bool
 }
 
 // ReplayCorpus replays every entry of dir: a regression entry must pass
 // now; a mutant's entry replays only against that mutant (mutant names
 // the one under test, "" for none), where it must still fail. Each entry
-// that does not, or cannot be read, is handed to report; it returns how
-// many could not be read and how many failed.
+// is handed to report: read or not, replayed or skipped, with the
+// violations of one that did not replay as it should. It returns how many
+// could not be read and how many failed.
 func ReplayCorpus(dir, mutant string, opts sim.Options, report func(CorpusResult)) (bad, violations int) {
 	for _, le := range faults.LoadCorpus(dir) {
 		r := CorpusResult{Path: le.Path, Entry: le.Entry, Scenario: le.Scenario, Err: le.Err}
 		if r.Err == nil && le.Entry.Mutant != mutant {
-			continue // another mutant's entry, or a mutant's entry under the correct loop
+			report(r) // another mutant's entry, or a mutant's entry under the correct loop: skipped
+			continue
 		}
 		if r.Err == nil {
 			// A plan that names listeners this run has not plugged in
@@ -38,6 +42,7 @@ func ReplayCorpus(dir, mutant string, opts sim.Options, report func(CorpusResult
 			continue
 		}
 		e := le.Entry
+		r.Replayed = true
 		_, vs := faults.Check(le.Scenario, opts)
 		still := false
 		for _, v := range vs {
@@ -47,12 +52,11 @@ func ReplayCorpus(dir, mutant string, opts sim.Options, report func(CorpusResult
 		case mutant == "" && len(vs) > 0:
 			violations++
 			r.Violations = vs
-			report(r)
 		case mutant != "" && !still:
 			violations++
 			r.Violations = []oracle.Violation{{Invariant: e.Invariant, Message: "the mutant's entry no longer reproduces its violation"}}
-			report(r)
 		}
+		report(r)
 	}
 	return bad, violations
 }

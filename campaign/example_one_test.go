@@ -13,16 +13,16 @@ import (
 func ExampleConfig_One() {
 	m, _ := mutants.Find("listener-wait-ignores-cancel")
 	c := campaign.Config{Sim: m.Options, Repro: campaign.Repro{GoTest: "go test -run '^TestMine$' -sim.seed=%#x"}}
-	r := c.One(0x2b)
+	r := c.One(0x6)
 	r.Write(os.Stdout, false, c.Repro)
 	// Output:
-	// seed 0x2b: cancel-takes-effect-at-once turn 2 step 1 seqs 36,37: turn 2 ended 64 ms after the cancel (disposed) that landed in it before seq 36: a wait outlasted the turn signal
+	// seed 0x6: cancel-takes-effect-at-once turn 1 step 1 seqs 8,9: turn 1 ended 55 ms after the cancel (disposed) that landed in it before seq 8: a wait outlasted the turn signal
 	//   listeners: server-retry, retry, compaction
-	//   shrunk plan (3 lines, 97 shrink runs):
+	//   shrunk plan (3 lines, 32 shrink runs):
+	//     request 1: fail SERVER 500
 	//     input 1: send "Work through the task in st..." at 0ms
 	//     world: cancel disposed after listener-wait #1
-	//     outage: SERVER from 0 to 1 ms
 	//   the shrunk plan gives: cancel-takes-effect-at-once turn 1 step 1 seqs 8,9: turn 1 ended 100 ms after the cancel (disposed) that landed in it before seq 8: a wait outlasted the turn signal
-	//   reproduce: go test -run '^TestMine$' -sim.seed=0x2b
-	//              simrun replay --seed 0x2b
+	//   reproduce: go test -run '^TestMine$' -sim.seed=0x6
+	//              simrun replay --seed 0x6
 }

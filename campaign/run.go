@@ -82,6 +82,10 @@ type Result struct {
 	Internal  string `json:"internalError,omitempty"`
 	// Exercised is the run's coverage, with Config.Stats.
 	Exercised *faults.Exercised `json:"-"`
+	// Calls and Retries count the plugged-in listeners' answers in this
+	// run (sim.Added of Config.Sim's, in order): how often each was asked,
+	// and answered retry.
+	Calls, Retries []int `json:"-"`
 	// seed is the seed as a number, scenario the plan as shrunk.
 	seed     uint64
 	scenario *sim.Scenario
@@ -91,8 +95,11 @@ type Result struct {
 type Summary struct {
 	Runs, Violations, Events, Internal int
 	Coverage                           faults.Coverage
-	Elapsed                            time.Duration
-	Interrupted                        bool
+	// Calls and Retries add up the plugged-in listeners' answers, as in
+	// Result.
+	Calls, Retries []int
+	Elapsed        time.Duration
+	Interrupted    bool
 }
 
 // String is the last line simrun prints.
@@ -130,6 +137,13 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 		}
 		if res.Exercised != nil {
 			sum.Coverage.Add(*res.Exercised)
+		}
+		if sum.Calls == nil {
+			sum.Calls, sum.Retries = make([]int, len(res.Calls)), make([]int, len(res.Retries))
+		}
+		for i := range min(len(res.Calls), len(sum.Calls)) {
+			sum.Calls[i] += res.Calls[i]
+			sum.Retries[i] += res.Retries[i]
 		}
 		emit(res)
 	})
@@ -196,6 +210,19 @@ func (c *Config) One(seed uint64) *Result {
 	if c.Stats {
 		x := faults.Exercise(v)
 		res.Exercised = &x
+	}
+	if added := sim.Added(c.Sim.Listeners); len(added) > 0 {
+		res.Calls, res.Retries = make([]int, len(added)), make([]int, len(added))
+		for _, d := range v.Result.Facts.Decisions {
+			for i, l := range added {
+				if d.Listener == l.Name {
+					res.Calls[i]++
+					if d.Retry {
+						res.Retries[i]++
+					}
+				}
+			}
+		}
 	}
 	if len(v.Violations) > 0 && !c.NoShrink {
 		c.investigate(v, res)

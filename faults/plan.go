@@ -341,6 +341,30 @@ func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParamet
 		}
 	}
 	c.ListenerOrder, s.ListenerOrder = order, order
+	// Half the seeds give each listener a run of one of its codes longer
+	// than its budget, in one step: a budget is only tested by a failure
+	// that outlasts it.
+	for _, l := range o.Listeners {
+		if !draw[bool](rng, coin) {
+			continue
+		}
+		codes := l.Codes
+		if len(codes) == 0 {
+			codes = providerCodes
+		}
+		code := codes[drawInt(rng, intRange(0, len(codes)-1))]
+		n := 3
+		if l.MaxRetries >= 0 {
+			n = l.MaxRetries + 2
+		}
+		at := drawInt(rng, intRange(0, len(s.Requests)))
+		burst := make([]sim.Outcome, n)
+		for i := range burst {
+			burst[i] = sim.Outcome{Fail: codeFailure(code)}
+		}
+		s.Requests = slices.Insert(s.Requests, at, burst...)
+	}
+	s.MaxEvents = eventBound(c, s)
 	if o.Kinds != nil && !slices.Contains(o.Kinds, Cancel) {
 		return
 	}
@@ -363,3 +387,18 @@ func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParamet
 // waitNthGen is which listener wait a cancel lands in: mostly the first,
 // where the wait of the listener placed first is.
 var waitNthGen = gen.Weighted([]gen.WeightedGen{{Weight: 3, Gen: gen.Const(1)}, {Weight: 1, Gen: gen.Const(2)}})
+
+// providerCodes are the codes a provider fails with, for a listener that
+// names none of its own.
+var providerCodes = []string{"SERVER", "RATE_LIMIT", "TIMEOUT", "TRANSPORT", "EMPTY_RESPONSE", "STREAM_CLOSED", "AUTH", "QUOTA", "INVALID_REQUEST"}
+
+// codeFailure is a failure of a code, with the HTTP status DSH's adapter
+// derives it from where it has one.
+func codeFailure(code string) *session.LlmFailure {
+	f := &session.LlmFailure{Code: code, Message: "injected " + code}
+	statuses := map[string]int{"SERVER": 503, "RATE_LIMIT": 429, "QUOTA": 429, "AUTH": 401, "INVALID_REQUEST": 400, "CONTEXT_WINDOW_EXCEEDED": 400}
+	if st, ok := statuses[code]; ok {
+		f.Status = &st
+	}
+	return f
+}

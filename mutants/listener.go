@@ -16,7 +16,7 @@ import (
 // (the loop's re-check still stops the retry); only the virtual time
 // between the cancel and the turn's end does.
 func backgroundWait() sim.Listener {
-	return sim.Listener{Name: "server-retry", MaxRetries: 2, New: func(env sim.Env) loop.RequestErrorListener {
+	return sim.Listener{Name: "server-retry", MaxRetries: 2, Codes: []string{"SERVER"}, New: func(env sim.Env) loop.RequestErrorListener {
 		type step struct{ turn, step int }
 		retries := map[step]int{}
 		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {

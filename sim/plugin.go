@@ -31,6 +31,11 @@ type Listener struct {
 	// built-in has the built-in's budget (the route's policy, or
 	// maxOverflowRetries), whatever this says.
 	MaxRetries int
+	// Codes are the failure codes it acts on (SERVER, RATE_LIMIT, …: the
+	// codes of SPEC 5), for the seeded swarm to aim at: runs of one of
+	// them longer than its budget, in one step. Empty: the swarm draws
+	// from every code a provider fails with.
+	Codes []string
 }
 
 // Unbounded is the MaxRetries of a listener whose retries have no bound
@@ -147,6 +152,18 @@ func CheckListeners(ls []Listener) error {
 			return fmt.Errorf("two listeners are named %q", l.Name)
 		case l.MaxRetries < Unbounded:
 			return fmt.Errorf("listener %q: MaxRetries %d (want ≥ 0, or Unbounded)", l.Name, l.MaxRetries)
+		case l.Place < Anywhere || l.Place > Innermost:
+			return fmt.Errorf("listener %q: Place %d (want Anywhere, Outermost or Innermost)", l.Name, l.Place)
+		case !listenerName(l.Name):
+			return fmt.Errorf("listener %q: a name is letters, digits and ._:- up to 64, as a scenario's listenerOrder spells it", l.Name)
+		case BuiltIn(l.Name) && l.Name != ListenerRetry && l.Name != ListenerCompaction:
+			return fmt.Errorf("listener %q: the name of one of turnsim's test listeners (pick another; only %q and %q may be replaced)",
+				l.Name, ListenerRetry, ListenerCompaction)
+		}
+		for _, code := range l.Codes {
+			if code == "" {
+				return fmt.Errorf("listener %q: an empty failure code in Codes", l.Name)
+			}
 		}
 		seen[l.Name] = true
 	}

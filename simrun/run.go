@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -88,7 +89,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 	c := campaign.Config{First: first, Count: count, Duration: *duration, Workers: *workers, Overrides: overrides, Sim: opts,
 		Mutant: sf.mutant, Corpus: *corpus, Sample: *sample, Stats: *stats, Shard: shard, Version: version,
-		Repro: campaign.Repro{SimrunFlags: sf.args(), Plugged: pluggedNames()}}
+		Repro: campaign.Repro{SimrunFlags: sf.args(), Plugged: pluggedNames(opts)}}
+	if sf.listeners == "" && len(c.Repro.Plugged) > 0 {
+		// The line names the listeners, so that a simrun without them
+		// refuses it rather than replaying another draw.
+		c.Repro.SimrunFlags += " --listeners " + strings.Join(c.Repro.Plugged, ",")
+	}
 	if sf.args() == "" && len(c.Repro.Plugged) == 0 {
 		c.Repro.GoTest = "go test ./campaign -run '^TestSeeds$' -sim.seed=%#x"
 	}
@@ -147,9 +153,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 // pluggedNames are the listeners Main was given that add to the
 // waterfall: a reproduction line needs them registered.
-func pluggedNames() []string {
+func pluggedNames(opts sim.Options) []string {
 	var names []string
-	for _, l := range sim.Added(plugged) {
+	for _, l := range sim.Added(opts.Listeners) {
 		names = append(names, l.Name)
 	}
 	return names
@@ -166,11 +172,12 @@ func errOr(err error, msg string) error {
 // prints the ones that do not replay as they should.
 func replayCorpus(dir, mutant string, opts sim.Options, out *runPrinter) (bad, violations int) {
 	return campaign.ReplayCorpus(dir, mutant, opts, func(r campaign.CorpusResult) {
-		if r.Err != nil {
+		switch {
+		case r.Err != nil:
 			out.corpusError(r.Path, r.Err)
-			return
+		case len(r.Violations) > 0:
+			out.corpusFailure(r.Path, r.Violations)
 		}
-		out.corpusFailure(r.Path, r.Violations)
 	})
 }
 

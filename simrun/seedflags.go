@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/inputfile"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
@@ -17,12 +19,17 @@ import (
 // reproduction line.
 type seedFlags struct {
 	policy, faults, mutant string
+	// listeners names the plugged-in listeners a seed draws with: a
+	// reproduction line carries them, so that a simrun without them
+	// refuses the line instead of replaying another draw.
+	listeners string
 }
 
 func (f *seedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.policy, "policy", "", "pin the retry policy: a DSH RetryPolicyConfig JSON file")
 	fs.StringVar(&f.faults, "faults", "", "restrict the fault kinds a seed may enable (comma-separated; see 'simrun run -h')")
 	fs.StringVar(&f.mutant, "mutant", "", "run against a mutant of the system under test ("+fmt.Sprint(mutants.Names())+")")
+	fs.StringVar(&f.listeners, "listeners", "", "the listeners of this simrun's main a seed draws with, comma-separated (default: all it registered)")
 }
 
 // resolve reads the flags into overrides and world options.
@@ -54,7 +61,11 @@ func (f *seedFlags) resolve() (faults.Overrides, sim.Options, error) {
 		}
 		opts = m.Options
 	}
-	return o, withPlugged(opts), nil
+	ls, err := f.plugged()
+	if err != nil {
+		return o, opts, err
+	}
+	return o, withListeners(opts, ls), nil
 }
 
 // args are the flags as a reproduction line repeats them.
@@ -69,7 +80,40 @@ func (f *seedFlags) args() string {
 	if f.mutant != "" {
 		s += " --mutant " + f.mutant
 	}
+	if f.listeners != "" {
+		s += " --listeners " + f.listeners
+	}
 	return s
+}
+
+// plugged are the listeners --listeners names (all that Main registered
+// when it is not given); a name Main did not register is an error.
+func (f *seedFlags) plugged() ([]sim.Listener, error) {
+	if f.listeners == "" {
+		return plugged, nil
+	}
+	var out []sim.Listener
+	for _, name := range strings.Split(f.listeners, ",") {
+		i := slices.IndexFunc(plugged, func(l sim.Listener) bool { return l.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("--listeners: %q is not registered in this simrun (a simrun that knows a listener of your own is a main calling simrun.Main with it; registered here: %s)",
+				strictjson.Printable(name), namesOr(plugged, "none"))
+		}
+		out = append(out, plugged[i])
+	}
+	return out, nil
+}
+
+// namesOr lists the listeners' names, or says none.
+func namesOr(ls []sim.Listener, none string) string {
+	var names []string
+	for _, l := range ls {
+		names = append(names, l.Name)
+	}
+	if len(names) == 0 {
+		return none
+	}
+	return strings.Join(names, ", ")
 }
 
 // parseSeed reads a seed in decimal or 0x hexadecimal.
@@ -84,11 +128,15 @@ func parseSeed(s string) (uint64, error) {
 // withPlugged is the options with the listeners Main was given plugged in
 // beside the mutant's (a mutant replaces a built-in; a plug-in of the
 // same name wins).
-func withPlugged(opts sim.Options) sim.Options {
-	if len(plugged) == 0 {
+func withPlugged(opts sim.Options) sim.Options { return withListeners(opts, plugged) }
+
+// withListeners is the options with listeners plugged in beside the
+// mutant's.
+func withListeners(opts sim.Options, with []sim.Listener) sim.Options {
+	if len(with) == 0 {
 		return opts
 	}
-	ls := slices.Clone(plugged)
+	ls := slices.Clone(with)
 	for _, l := range opts.Listeners {
 		if !slices.ContainsFunc(ls, func(p sim.Listener) bool { return p.Name == l.Name }) {
 			ls = append(ls, l)

@@ -12,7 +12,7 @@ import (
 // RetryServer retries a SERVER failure twice per step, 100 ms apart, and
 // passes every other failure on.
 func RetryServer() sim.Listener {
-	return sim.Listener{Name: "retry-server", MaxRetries: 2, New: func(env sim.Env) loop.RequestErrorListener {
+	return sim.Listener{Name: "retry-server", MaxRetries: 2, Codes: []string{"SERVER"}, New: func(env sim.Env) loop.RequestErrorListener {
 		retries := map[[2]int]int{} // by turn and step
 		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
 			step := [2]int{ev.Turn, ev.Step}
