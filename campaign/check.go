@@ -133,6 +133,10 @@ func check(t tb, opts ...Option) {
 			failing = append(failing, r)
 		}
 	})
+	if sum.Runs == 0 {
+		t.Error(fmt.Sprintf("campaign: no seed ran (a duration of %v ends before the first seed does): nothing was checked", c.Duration))
+		return
+	}
 	if len(failing) == 0 {
 		t.Logf("campaign: %s from %#x, %d events, no violation", plural(sum.Runs, "seed"), c.First, sum.Events)
 		unexercised(t, c, sum)
@@ -229,7 +233,7 @@ func (s *settings) config(t tb) (Config, error) {
 	if k := s.overrides.Kinds; k != nil {
 		c.Repro.SimrunFlags += " --faults " + strings.Join(k, ",")
 	}
-	for _, l := range sim.Added(s.listeners) {
+	for _, l := range s.listeners {
 		c.Repro.Plugged = append(c.Repro.Plugged, l.Name)
 	}
 	if len(c.Repro.Plugged) > 0 {

@@ -124,6 +124,8 @@ func TestCheckRefusesBadSettings(t *testing.T) {
 		{"a count that is no count", nil, map[string]string{"SIM_RUNS": "-3"}, `SIM_RUNS "-3"`},
 		{"a duration that is none", nil, map[string]string{"SIM_DURATION": "soon"}, `SIM_DURATION "soon"`},
 		{"a mutant the zoo does not have", nil, map[string]string{"SIM_MUTANT": "nope"}, `SIM_MUTANT "nope": no such mutant`},
+		{"a plug-in under the name llm-retry registers, which the facts know as the built-in", []Option{Listeners(sim.Listener{Name: "llm-retry", New: retryServer(false).New})}, nil, `listener "llm-retry": the name the built-in retry registers on the agent`},
+		{"a replacement of a built-in with a budget of its own", []Option{Listeners(sim.Listener{Name: "retry", MaxRetries: 2, New: retryServer(false).New})}, nil, `listener "retry" replaces the built-in, in its place and with its budget`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
@@ -191,5 +193,35 @@ func TestUnexercisedListenerFails(t *testing.T) {
 	check(r, Listeners(typo), Runs(200), Corpus(t.TempDir()))
 	if len(r.errors) != 1 || !regexp.MustCompile(`^campaign: retry-rate-limit was asked \d+ times in 200 seeds and never answered retry, though its MaxRetries is 3`).MatchString(r.errors[0]) {
 		t.Errorf("errors %q", r.errors)
+	}
+}
+
+// TestCheckFailsWhenNoSeedRan: a duration over before the first seed
+// checks nothing, and says so instead of passing.
+func TestCheckFailsWhenNoSeedRan(t *testing.T) {
+	t.Setenv("SIM_DURATION", "1ns")
+	r := &recorder{name: "TestX"}
+	check(r, Corpus(t.TempDir()))
+	if len(r.errors) != 1 || !strings.HasPrefix(r.errors[0], "campaign: no seed ran") {
+		t.Errorf("errors %q", r.errors)
+	}
+}
+
+// TestAReplacementIsNamedInItsReproduction: a listener in llm-retry's
+// place is part of the failure: the reproduction lines and the entry
+// name it, and replaying the entry without it is refused (a replay of the
+// stock llm-retry would pass).
+func TestAReplacementIsNamedInItsReproduction(t *testing.T) {
+	buggy := retryServer(true)
+	buggy.Name, buggy.MaxRetries, buggy.Codes = sim.ListenerRetry, 0, nil
+	corpus := t.TempDir()
+	r := &recorder{name: "TestMine"}
+	check(r, Listeners(buggy), Runs(300), Corpus(corpus))
+	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "--listeners retry (with retry registered") {
+		t.Fatalf("errors %q", r.errors)
+	}
+	bad, _ := ReplayCorpus(corpus, "", sim.Options{}, func(CorpusResult) {})
+	if bad != 1 {
+		t.Errorf("the entry replayed without the listener it was made with: %d refused, want 1", bad)
 	}
 }

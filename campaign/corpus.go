@@ -32,9 +32,13 @@ func ReplayCorpus(dir, mutant string, opts sim.Options, report func(CorpusResult
 			continue
 		}
 		if r.Err == nil {
-			// A plan that names listeners this run has not plugged in
-			// cannot replay: say so rather than run without them.
+			// A plan that names listeners this run has not plugged in, or
+			// that was made with one in a built-in's place, cannot replay:
+			// say so rather than run other code.
 			r.Err = le.Scenario.CheckPlugged(opts.Listeners)
+		}
+		if r.Err == nil {
+			r.Err = le.Entry.CheckPlugged(opts.Listeners)
 		}
 		if r.Err != nil {
 			bad++

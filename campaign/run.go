@@ -54,8 +54,9 @@ type Config struct {
 type Repro struct {
 	SimrunFlags string
 	GoTest      string
-	// Plugged names the listeners a simrun needs registered (in a small
-	// main calling simrun.Main) to replay the seed.
+	// Plugged names the listeners of one's own a simrun needs registered
+	// (in a small main calling simrun.Main) to replay the seed: added ones
+	// and ones in a built-in's place, not a mutant's.
 	Plugged []string
 }
 
@@ -138,10 +139,10 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 		if res.Exercised != nil {
 			sum.Coverage.Add(*res.Exercised)
 		}
-		if sum.Calls == nil {
-			sum.Calls, sum.Retries = make([]int, len(res.Calls)), make([]int, len(res.Retries))
+		for len(sum.Calls) < len(res.Calls) { // an internal error's result has none
+			sum.Calls, sum.Retries = append(sum.Calls, 0), append(sum.Retries, 0)
 		}
-		for i := range min(len(res.Calls), len(sum.Calls)) {
+		for i := range res.Calls {
 			sum.Calls[i] += res.Calls[i]
 			sum.Retries[i] += res.Retries[i]
 		}
@@ -262,6 +263,7 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 	}
 	entry, err := faults.NewEntry(c.Version, v.Seed, c.Overrides, c.Mutant, first.Invariant, message, shrunk)
 	if err == nil {
+		entry.Listeners = c.Repro.Plugged
 		res.Corpus, res.CorpusNew, err = entry.Write(c.Corpus)
 	}
 	if err != nil {

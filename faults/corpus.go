@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,11 +29,14 @@ const CorpusFormat = 1
 // Entry is a corpus entry: a failure kept as its shrunk plan (a bare seed
 // drifts when the generators change), with where it came from.
 type Entry struct {
-	Format    int             `json:"format"`
-	Turnsim   string          `json:"turnsim"`
-	Seed      string          `json:"seed"`
-	Overrides EntryOverrides  `json:"overrides"`
-	Mutant    string          `json:"mutant,omitempty"`
+	Format    int            `json:"format"`
+	Turnsim   string         `json:"turnsim"`
+	Seed      string         `json:"seed"`
+	Overrides EntryOverrides `json:"overrides"`
+	Mutant    string         `json:"mutant,omitempty"`
+	// Listeners are the plug-ins of one's own the run had (added or in a
+	// built-in's place): a replay without them would run other code.
+	Listeners []string        `json:"listeners,omitempty"`
 	Invariant oracle.ID       `json:"invariant"`
 	Message   string          `json:"message"`
 	Plan      []string        `json:"plan"`
@@ -106,7 +110,7 @@ func (e *Entry) FileName() string {
 	var policy bytes.Buffer
 	json.Compact(&policy, e.Overrides.Policy)
 	h := sha256.New()
-	for _, part := range [][]string{e.Plan, order.ListenerOrder, {policy.String()}, e.Overrides.Faults} {
+	for _, part := range [][]string{e.Plan, order.ListenerOrder, e.Listeners, {policy.String()}, e.Overrides.Faults} {
 		h.Write([]byte(strings.Join(part, "\n")))
 		h.Write([]byte{0})
 	}
@@ -182,4 +186,15 @@ func (e *Entry) ParseOverrides() (Overrides, error) {
 		o.Policy = p
 	}
 	return o, nil
+}
+
+// CheckPlugged says which listener the entry was made with is not among
+// the plug-ins of this run.
+func (e *Entry) CheckPlugged(ls []sim.Listener) error {
+	for _, name := range e.Listeners {
+		if !slices.ContainsFunc(ls, func(l sim.Listener) bool { return l.Name == name }) {
+			return fmt.Errorf("made with the listener %q plugged in, which this run has not (a simrun that knows it is a main calling simrun.Main with it)", name)
+		}
+	}
+	return nil
 }

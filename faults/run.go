@@ -56,9 +56,6 @@ func LogBytes(r *sim.Result) []byte {
 // semantic invariant, else the first (log-well-formed often fires beside a
 // semantic invariant, which explains the bug better).
 func Principal(vs []oracle.Violation) oracle.Violation {
-	// A violation of what callers observe (a wait past a cancel, a budget
-	// counted at the port) names the bug more directly than its echoes in
-	// the log: it comes first among the semantic ones.
 	for _, v := range vs {
 		if v.Invariant != oracle.LogWellFormed {
 			return v

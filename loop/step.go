@@ -112,6 +112,15 @@ type attemptResult struct {
 	finish    session.StreamChunk
 }
 
+// sources are the seqs a message of the attempt cites: nil when it
+// streamed no chunk, as the log writes a citation only when there is one.
+func (r *attemptResult) sources() []int64 {
+	if len(r.chunks) == 0 {
+		return nil
+	}
+	return r.chunks
+}
+
 // stream runs one attempt. Whatever the model throws becomes the attempt's
 // finish chunk at the adapter boundary (SPEC 2.5); a cancelled turn takes
 // the interrupted path instead and never logs that finish.
@@ -185,7 +194,7 @@ func (a *Agent) interrupt(req *Request, res *attemptResult) error {
 	if blocks := res.assembler.interruptedBlocks(); len(blocks) > 0 {
 		msg := &session.AssistantMessage{Turn: a.turn, Step: a.step, Interrupted: true,
 			Message: a.assistantBody(req, blocks), Usage: res.assembler.usage}
-		a.AppendSurface(msg, session.SurfaceOp{Op: session.SurfaceAppend}, res.chunks)
+		a.AppendSurface(msg, session.SurfaceOp{Op: session.SurfaceAppend}, res.sources())
 	}
 	return errAborted
 }
@@ -213,7 +222,7 @@ func (a *Agent) succeed(req *Request, res *attemptResult) (stepOutcome, error) {
 		}
 	}
 	a.appendNode(&session.AssistantMessage{Turn: a.turn, Step: a.step, Message: body, Usage: res.assembler.usage},
-		res.chunks, SurfaceNode{Kind: NodeAssistant, Text: text, Tokens: blocksTokens(blocks), ToolCalls: callIDs})
+		res.sources(), SurfaceNode{Kind: NodeAssistant, Text: text, Tokens: blocksTokens(blocks), ToolCalls: callIDs})
 	if maxTokens {
 		return outcomeMaxTokens, nil
 	}

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/oracle"
 )
@@ -16,6 +18,9 @@ func (w *World) plug(p Listener, random loop.Random) {
 		budget = oracle.Budget{Listener: p.Name, MaxRetries: p.MaxRetries}
 	}
 	w.facts.Budgets = append(w.facts.Budgets, budget)
+	if p.New == nil {
+		panic(fmt.Sprintf("listener %q has no constructor (New)", p.Name))
+	}
 	if l := p.New(env); l != nil {
 		w.agent.AddRequestErrorListener(AgentName(p.Name), l)
 	}

@@ -20,16 +20,19 @@ type Listener struct {
 	Name string
 	// New makes the listener for one run, with what the world gives a
 	// listener; state it keeps (a count, a budget) starts fresh with every
-	// run, as it would with every agent.
+	// run, as it would with every agent. A campaign calls it from several
+	// workers at once: keep state inside what it returns. A panic in it
+	// is the system under test's (sut-panic), as one in the listener is.
 	New func(env Env) loop.RequestErrorListener
 	// Place is where the seeded swarm puts an added listener in the
 	// waterfall; a scenario's listenerOrder places it exactly.
 	Place Place
 	// MaxRetries is the most retries it may answer in one step, judged by
 	// attempts-within-policy whether or not it logs anything; Unbounded
-	// for a listener without a budget of its own. A replacement of a
+	// for a listener without a budget of its own. The zero value is a
+	// budget of none: a listener that never retries. A replacement of a
 	// built-in has the built-in's budget (the route's policy, or
-	// maxOverflowRetries), whatever this says.
+	// maxOverflowRetries) and place, and leaves these fields zero.
 	MaxRetries int
 	// Codes are the failure codes it acts on (SERVER, RATE_LIMIT, …: the
 	// codes of SPEC 5), for the seeded swarm to aim at: runs of one of
@@ -159,6 +162,14 @@ func CheckListeners(ls []Listener) error {
 		case BuiltIn(l.Name) && l.Name != ListenerRetry && l.Name != ListenerCompaction:
 			return fmt.Errorf("listener %q: the name of one of turnsim's test listeners (pick another; only %q and %q may be replaced)",
 				l.Name, ListenerRetry, ListenerCompaction)
+		case l.Name == AgentName(ListenerRetry) || l.Name == AgentName(ListenerCompaction):
+			// The facts know listeners by these names: a plug-in under one
+			// would be judged as the built-in (its budget, its overflow
+			// bound), and removed in its place.
+			return fmt.Errorf("listener %q: the name the built-in %s registers on the agent (to replace it, name the listener %q; to add one, pick another name)",
+				l.Name, builtInOf(l.Name), builtInOf(l.Name))
+		case (l.Name == ListenerRetry || l.Name == ListenerCompaction) && (l.Place != Anywhere || l.MaxRetries != 0 || len(l.Codes) > 0):
+			return fmt.Errorf("listener %q replaces the built-in, in its place and with its budget: Place, MaxRetries and Codes are for a listener that adds to the waterfall", l.Name)
 		}
 		for _, code := range l.Codes {
 			if code == "" {
@@ -177,4 +188,12 @@ func find(ls []Listener, name string) (Listener, bool) {
 		return Listener{}, false
 	}
 	return ls[i], true
+}
+
+// builtInOf is the listenerOrder name of a built-in's agent name.
+func builtInOf(agentName string) string {
+	if agentName == AgentName(ListenerCompaction) {
+		return ListenerCompaction
+	}
+	return ListenerRetry
 }

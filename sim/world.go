@@ -148,6 +148,36 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes, Settle: opts.Settle, Attempts: opts.Attempts,
 		RuntimeContext: s.RuntimeContext},
 		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
+	// From here on a panic is the system under test's: a plug-in's
+	// constructor runs next.
+	res = &Result{}
+	defer func() {
+		if r := recover(); r != nil {
+			switch r := r.(type) {
+			case stalled:
+				res.Stopped = fmt.Sprintf("stalled at %v ms: a sleep without deadline, and no world action left to end it", ms(r.at))
+			case bounded:
+				res.Stopped = fmt.Sprintf("stopped at the bound of %d events", r.events)
+			default:
+				// A panic of the system under test is a finding, not a
+				// crash of turnsim.
+				res.Facts.Panic = fmt.Sprintf("%v\n%s", r, debug.Stack())
+			}
+		}
+		for _, t := range w.triggered {
+			if !t.done {
+				w.warn(fmt.Sprintf("%s never ran: no %s event number %d was appended", t.what, t.After, t.Nth))
+				res.Unfired = append(res.Unfired, t.what)
+			}
+		}
+		res.Header, res.Events = log.Header(), log.Events()
+		res.Actions, res.Requests, res.Summaries = w.actions, w.requests, w.summaries
+		res.Statuses, res.Warnings = w.statuses, w.warnings
+		res.Disposed, res.RetryDisposed = w.agent.Disposed(), w.retryDisposed
+		panicked := res.Facts.Panic
+		res.Facts = w.facts
+		res.Facts.Panic, res.Facts.Stopped = panicked, res.Stopped
+	}()
 	w.agent.ObserveListeners(w.observeListener)
 	w.clock.sleeper = w
 	w.facts.Budgets = make([]oracle.Budget, 0, len(s.ListenerOrder)+1)
@@ -191,34 +221,6 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 	for i, a := range s.World {
 		w.place(fmt.Sprintf("world[%d]", i), a.Trigger, w.worldAction(a))
 	}
-	res = &Result{}
-	defer func() {
-		if r := recover(); r != nil {
-			switch r := r.(type) {
-			case stalled:
-				res.Stopped = fmt.Sprintf("stalled at %v ms: a sleep without deadline, and no world action left to end it", ms(r.at))
-			case bounded:
-				res.Stopped = fmt.Sprintf("stopped at the bound of %d events", r.events)
-			default:
-				// A panic of the system under test is a finding, not a
-				// crash of turnsim.
-				res.Facts.Panic = fmt.Sprintf("%v\n%s", r, debug.Stack())
-			}
-		}
-		for _, t := range w.triggered {
-			if !t.done {
-				w.warn(fmt.Sprintf("%s never ran: no %s event number %d was appended", t.what, t.After, t.Nth))
-				res.Unfired = append(res.Unfired, t.what)
-			}
-		}
-		res.Header, res.Events = log.Header(), log.Events()
-		res.Actions, res.Requests, res.Summaries = w.actions, w.requests, w.summaries
-		res.Statuses, res.Warnings = w.statuses, w.warnings
-		res.Disposed, res.RetryDisposed = w.agent.Disposed(), w.retryDisposed
-		panicked := res.Facts.Panic
-		res.Facts = w.facts
-		res.Facts.Panic, res.Facts.Stopped = panicked, res.Stopped
-	}()
 	for w.clock.Pending() > 0 {
 		w.clock.runNext()
 	}

@@ -80,6 +80,9 @@ func resolveTarget(seed string, sf seedFlags, files []string) (*target, error) {
 		if err := le.Scenario.CheckPlugged(t.opts.Listeners); err != nil {
 			return nil, fmt.Errorf("%s: scenario.%v", files[0], err)
 		}
+		if err := le.Entry.CheckPlugged(t.opts.Listeners); err != nil {
+			return nil, fmt.Errorf("%s: %v", files[0], err)
+		}
 		return t, nil
 	}
 	return nil, errors.New("give --seed S or one corpus entry file")

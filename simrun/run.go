@@ -89,7 +89,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 	c := campaign.Config{First: first, Count: count, Duration: *duration, Workers: *workers, Overrides: overrides, Sim: opts,
 		Mutant: sf.mutant, Corpus: *corpus, Sample: *sample, Stats: *stats, Shard: shard, Version: version,
-		Repro: campaign.Repro{SimrunFlags: sf.args(), Plugged: pluggedNames(opts)}}
+		Repro: campaign.Repro{SimrunFlags: sf.args(), Plugged: sf.pluggedNames()}}
 	if sf.listeners == "" && len(c.Repro.Plugged) > 0 {
 		// The line names the listeners, so that a simrun without them
 		// refuses it rather than replaying another draw.
@@ -149,16 +149,6 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitClean
-}
-
-// pluggedNames are the listeners Main was given that add to the
-// waterfall: a reproduction line needs them registered.
-func pluggedNames(opts sim.Options) []string {
-	var names []string
-	for _, l := range sim.Added(opts.Listeners) {
-		names = append(names, l.Name)
-	}
-	return names
 }
 
 func errOr(err error, msg string) error {

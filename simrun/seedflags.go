@@ -104,6 +104,17 @@ func (f *seedFlags) plugged() ([]sim.Listener, error) {
 	return out, nil
 }
 
+// pluggedNames are the names of the listeners of Main's a seed draws with
+// (not a mutant's): a reproduction line needs them registered.
+func (f *seedFlags) pluggedNames() []string {
+	ls, _ := f.plugged()
+	var names []string
+	for _, l := range ls {
+		names = append(names, l.Name)
+	}
+	return names
+}
+
 // namesOr lists the listeners' names, or says none.
 func namesOr(ls []sim.Listener, none string) string {
 	var names []string
