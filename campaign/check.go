@@ -124,7 +124,7 @@ func check(t tb, opts ...Option) {
 			return
 		}
 		if replayed+skipped > 0 {
-			t.Logf("campaign: %s of %s replayed first and passed (%d of other mutants skipped)", plural(replayed, "corpus entry"), s.corpus, skipped)
+			t.Logf("campaign: %s of %s replayed first, each as it should (%d of other mutants skipped)", plural(replayed, "corpus entry"), s.corpus, skipped)
 		}
 	}
 	var failing []*Result
@@ -347,8 +347,11 @@ func unexercised(t tb, c Config, sum Summary) {
 
 // plural is n with its noun, in the plural when n is not 1.
 func plural(n int, noun string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return "1 " + noun
+	case strings.HasSuffix(noun, "y"):
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
