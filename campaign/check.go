@@ -124,7 +124,7 @@ func check(t tb, opts ...Option) {
 			return
 		}
 		if replayed+skipped > 0 {
-			t.Logf("campaign: %s of %s replayed first, each as it should (%d of other mutants skipped)", plural(replayed, "corpus entry"), s.corpus, skipped)
+			t.Logf("campaign: corpus %s: %d replayed first, each as it should; %d of mutants other than this run's skipped", s.corpus, replayed, skipped)
 		}
 	}
 	var failing []*Result
@@ -153,6 +153,8 @@ func check(t tb, opts ...Option) {
 		}
 		first = c.One(first.seed)
 	}
+	// Paths as the module's root sees them, where the go test line runs.
+	first.Corpus = fromRoot(first.Corpus)
 	var b strings.Builder
 	first.Write(&b, false, c.Repro)
 	if n := len(failing) - 1; n > 0 {
@@ -222,7 +224,7 @@ func (s *settings) config(t tb) (Config, error) {
 		c.Sim = m.Options
 		c.Sim.Listeners = append(append([]sim.Listener(nil), s.listeners...), m.Options.Listeners...)
 	}
-	c.Repro.GoTest = "go test -run '" + runPattern(t.Name()) + "' -sim.seed=%#x"
+	c.Repro.GoTest = "go test " + packageArg() + " -run '" + runPattern(t.Name()) + "' -sim.seed=%#x"
 	if mutant != "" {
 		c.Repro.GoTest += " -sim.mutant=" + mutant
 		c.Repro.SimrunFlags = " --mutant " + mutant
@@ -250,11 +252,12 @@ func reportCorpus(t tb, rs []CorpusResult, repro Repro) {
 	t.Helper()
 	var b strings.Builder
 	r := rs[0]
+	path := fromRoot(r.Path)
 	switch {
 	case r.Err != nil:
-		fmt.Fprintf(&b, "%s: %v\n", r.Path, r.Err)
+		fmt.Fprintf(&b, "%s: %v\n", path, r.Err)
 	default:
-		fmt.Fprintf(&b, "%s (seed %s) fails again:\n", r.Path, r.Entry.Seed)
+		fmt.Fprintf(&b, "%s (seed %s) fails again:\n", path, r.Entry.Seed)
 		for _, v := range r.Violations {
 			fmt.Fprintf(&b, "  %s\n", v.Line())
 		}
@@ -262,7 +265,7 @@ func reportCorpus(t tb, rs []CorpusResult, repro Repro) {
 		for _, l := range faults.PlanLines(r.Scenario) {
 			fmt.Fprintf(&b, "    %s\n", l)
 		}
-		fmt.Fprintf(&b, "  reproduce: simrun replay %s %s\n", r.Path, repro.PluggedNote())
+		fmt.Fprintf(&b, "  reproduce: %s\n", strings.TrimSpace("simrun replay "+path+" "+repro.PluggedNote()))
 		b.WriteString("  (the corpus is replayed before any seed: fix the failure, or delete the entry once it is understood)\n")
 	}
 	if len(rs) > 1 {
@@ -354,4 +357,55 @@ func plural(n int, noun string) string {
 		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// moduleRoot is the folder of the go.mod above the test's folder (go test
+// runs a test in its package's folder), or "" when there is none.
+func moduleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+}
+
+// packageArg is the test's package as go test names it from the module's
+// root: "./campaign", or "." for a package at the root.
+func packageArg() string {
+	root := moduleRoot()
+	cwd, err := os.Getwd()
+	if root == "" || err != nil {
+		return "."
+	}
+	rel, err := filepath.Rel(root, cwd)
+	if err != nil || rel == "." {
+		return "."
+	}
+	return "./" + filepath.ToSlash(rel)
+}
+
+// fromRoot is a path relative to the test's folder as the module's root
+// sees it (a corpus ../corpus of ./campaign is corpus there).
+func fromRoot(path string) string {
+	root := moduleRoot()
+	if root == "" || path == "" {
+		return path
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
 }

@@ -14,6 +14,20 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
+// withoutSimEnv clears the SIM_* a CI job may set for its own campaign:
+// these tests are about check's defaults and set what they need. (Not
+// parallel: it changes the process's environment and flags.)
+func withoutSimEnv(t *testing.T) {
+	for _, k := range []string{"SIM_SEED", "SIM_RUNS", "SIM_DURATION", "SIM_MUTANT"} {
+		t.Setenv(k, "")
+	}
+	// And the -sim.* flags given to this test binary, which are for
+	// TestSeeds.
+	seed, runs, duration, mutant := *flagSeed, *flagRuns, *flagDuration, *flagMutant
+	*flagSeed, *flagRuns, *flagDuration, *flagMutant = "", 0, 0, ""
+	t.Cleanup(func() { *flagSeed, *flagRuns, *flagDuration, *flagMutant = seed, runs, duration, mutant })
+}
+
 // recorder is a test seen from check: what it reported.
 type recorder struct {
 	name   string
@@ -62,6 +76,7 @@ func retryServer(ignoreCancel bool) sim.Listener {
 // 0644) — and a count of the others; the next run replays that entry
 // first and fails on it; the fixed listener passes, entry and all.
 func TestCheckReportsOneShrunkFailure(t *testing.T) {
+	withoutSimEnv(t)
 	corpus := filepath.Join(t.TempDir(), "turnsim")
 	r := &recorder{name: "TestRetryServer"}
 	check(r, Listeners(retryServer(true)), Runs(200), Corpus(corpus))
@@ -74,7 +89,7 @@ func TestCheckReportsOneShrunkFailure(t *testing.T) {
 		regexp.MustCompile(`(?m)^  listeners: .*retry-server`),
 		regexp.MustCompile(`(?m)^  shrunk plan \(\d+ lines, \d+ shrink runs\):\n(    .+\n)+`),
 		regexp.MustCompile(`(?m)^  the shrunk plan gives: cancel-takes-effect-at-once `),
-		regexp.MustCompile(`(?m)^  reproduce: go test -run '\^TestRetryServer\$' -sim\.seed=0x[0-9a-f]+$`),
+		regexp.MustCompile(`(?m)^  reproduce: go test \./campaign -run '\^TestRetryServer\$' -sim\.seed=0x[0-9a-f]+$`),
 		regexp.MustCompile(`(?m)^             simrun replay \S+cancel-takes-effect-at-once-[0-9a-f]{12}\.json \(with retry-server registered`),
 		regexp.MustCompile(`(?m)^  corpus: \S+\.json$`),
 		regexp.MustCompile(`(?m)^(and \d+ more of 200 seeds failed: 0x|the only failing seed of 200)`),
@@ -107,6 +122,7 @@ func TestCheckReportsOneShrunkFailure(t *testing.T) {
 // TestCheckRefusesBadSettings: a bad listener, flag value or mutant is a
 // fatal error that names it, before any seed runs.
 func TestCheckRefusesBadSettings(t *testing.T) {
+	withoutSimEnv(t)
 	tests := []struct {
 		why  string
 		opts []Option
@@ -146,6 +162,7 @@ func TestCheckRefusesBadSettings(t *testing.T) {
 // reproduction line carries it, and the caller's corpus gets no entry of
 // turnsim's own planted bug.
 func TestCheckAgainstAMutant(t *testing.T) {
+	withoutSimEnv(t)
 	t.Setenv("SIM_MUTANT", "budget-off-by-one")
 	corpus := t.TempDir()
 	r := &recorder{name: "TestSeeds"}
@@ -162,6 +179,7 @@ func TestCheckAgainstAMutant(t *testing.T) {
 // alone, without the corpus before it: the reproduction line of a failure
 // reproduces the seed, not the entry kept of it.
 func TestOneSeedSkipsTheCorpus(t *testing.T) {
+	withoutSimEnv(t)
 	corpus := filepath.Join(t.TempDir(), "turnsim")
 	first := &recorder{name: "TestRetryServer"}
 	check(first, Listeners(retryServer(true)), Runs(200), Corpus(corpus))
@@ -181,6 +199,7 @@ func TestOneSeedSkipsTheCorpus(t *testing.T) {
 // answers retry (its code is a typo no provider fails with) is not
 // tested by a green campaign, and Check says so instead of passing.
 func TestUnexercisedListenerFails(t *testing.T) {
+	withoutSimEnv(t)
 	typo := sim.Listener{Name: "retry-rate-limit", MaxRetries: 3, New: func(sim.Env) loop.RequestErrorListener {
 		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
 			if ev.Failure.Code == "RATE_LIMITED" { // the typo: RATE_LIMIT
@@ -199,6 +218,7 @@ func TestUnexercisedListenerFails(t *testing.T) {
 // TestCheckFailsWhenNoSeedRan: a duration over before the first seed
 // checks nothing, and says so instead of passing.
 func TestCheckFailsWhenNoSeedRan(t *testing.T) {
+	withoutSimEnv(t)
 	t.Setenv("SIM_DURATION", "1ns")
 	r := &recorder{name: "TestX"}
 	check(r, Corpus(t.TempDir()))
@@ -212,6 +232,7 @@ func TestCheckFailsWhenNoSeedRan(t *testing.T) {
 // name it, and replaying the entry without it is refused (a replay of the
 // stock llm-retry would pass).
 func TestAReplacementIsNamedInItsReproduction(t *testing.T) {
+	withoutSimEnv(t)
 	buggy := retryServer(true)
 	buggy.Name, buggy.MaxRetries, buggy.Codes = sim.ListenerRetry, 0, nil
 	corpus := t.TempDir()

@@ -45,6 +45,9 @@ type ShardSummary struct {
 	CorpusErrors int    `json:"corpusErrors"`
 	Interrupted  bool   `json:"interrupted"`
 	Shard        string `json:"shard,omitempty"`
+	// Campaign names the run the shard belongs to (its first seed, its
+	// count or duration, its flags, turnsim's version).
+	Campaign string `json:"campaign"`
 }
 
 // Merge merges the shards' outputs. Each shard's summary must be there,
@@ -60,6 +63,7 @@ func Merge(outputs []ShardOutput) (*Merged, error) {
 	var corpus [][]byte
 	var seeds []seedLine
 	var total ShardSummary
+	campaignFile := "" // the file whose campaign the others must share
 	// Shards run with --stats add up their coverage; all or none must.
 	var coverage faults.Coverage
 	withStats := 0
@@ -148,6 +152,14 @@ func Merge(outputs []ShardOutput) (*Merged, error) {
 		if seen[name] {
 			return fail("%s: shard %s appears twice", file, name)
 		}
+		if summary.Campaign == "" {
+			return fail("%s: its summary names no campaign (a shard of an older simrun?)", file)
+		}
+		if total.Campaign == "" {
+			total.Campaign, campaignFile = summary.Campaign, file
+		} else if summary.Campaign != total.Campaign {
+			return fail("%s: shard %s of another campaign (%s) than %s's (%s)", file, name, summary.Campaign, campaignFile, total.Campaign)
+		}
 		seen[name] = true
 		total.Runs += summary.Runs
 		total.Violations += summary.Violations
@@ -198,7 +210,7 @@ func (m *Merged) Write(w io.Writer) {
 	}
 	t := m.Summary
 	b, _ := json.Marshal(map[string]any{"runs": t.Runs, "violations": t.Violations, "events": t.Events,
-		"corpusErrors": t.CorpusErrors, "interrupted": t.Interrupted})
+		"corpusErrors": t.CorpusErrors, "interrupted": t.Interrupted, "campaign": t.Campaign})
 	fmt.Fprintf(w, "%s\n", b)
 }
 

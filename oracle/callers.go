@@ -80,8 +80,8 @@ func checkAttemptsWithinPolicy(r *run) []Violation {
 		counts[b]++
 		if counts[b] > f.Budgets[b].MaxRetries && !over[b] {
 			over[b] = true
-			rep.add(d.Turn, d.Step, []int64{d.Seq}, "%s answered retry %d times in turn %d step %d; its budget is %d",
-				d.Listener, counts[b], d.Turn, d.Step, f.Budgets[b].MaxRetries)
+			rep.add(d.Turn, d.Step, []int64{d.Seq}, "%s answered retry %s in turn %d step %d; its budget is %d",
+				d.Listener, times(counts[b]), d.Turn, d.Step, f.Budgets[b].MaxRetries)
 		}
 	}
 	bound := 1
@@ -135,4 +135,12 @@ func checkListenerWithinTurn(r *run) []Violation {
 		}
 	}
 	return rep.out
+}
+
+// times is a count of times, in words a sentence can take.
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }

@@ -53,7 +53,11 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	m.Write(stdout)
 	t := m.Summary
-	fmt.Fprintf(stderr, "%d runs, %d violations, %d events (%d shards merged)\n", t.Runs, t.Violations, t.Events, m.Shards)
+	shards := "shards"
+	if m.Shards == 1 {
+		shards = "shard"
+	}
+	fmt.Fprintf(stderr, "%d runs, %d violations, %d events (%d %s merged)\n", t.Runs, t.Violations, t.Events, m.Shards, shards)
 	switch {
 	case t.Interrupted:
 		fmt.Fprintf(stderr, "simrun merge: a shard was interrupted: the merged run is not whole\n")

@@ -74,8 +74,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		first, err = parseSeed(*one)
 		count = 1
 	}
-	if err != nil || *workers < 1 || *seeds < 0 {
-		fmt.Fprintf(stderr, "simrun run: %v\n", errOr(err, "--seeds and -j must be positive"))
+	if err != nil || *workers < 1 || *seeds < 1 {
+		fmt.Fprintf(stderr, "simrun run: %v\n", errOr(err, "--seeds and -j must be positive (a run of no seed checks nothing)"))
 		return exitUsage
 	}
 	shard, err := campaign.ParseShard(*shardFlag, os.Getenv)
@@ -127,7 +127,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if *asJSON {
 		summary := map[string]any{"runs": sum.Runs, "violations": sum.Violations, "events": sum.Events,
-			"corpusErrors": corpusBad, "interrupted": sum.Interrupted}
+			"corpusErrors": corpusBad, "interrupted": sum.Interrupted, "campaign": campaignOf(first, count, *duration, sf)}
 		if shard.Of > 1 {
 			summary["shard"] = shard.String()
 		}
@@ -149,6 +149,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitClean
+}
+
+// campaignOf names the campaign a run belongs to, the same for each of
+// its shards: merge refuses shards of different campaigns.
+func campaignOf(first, count uint64, d time.Duration, sf seedFlags) string {
+	seeds := fmt.Sprintf("--seeds %d", count)
+	if d > 0 {
+		seeds = "--duration " + d.String()
+	}
+	return fmt.Sprintf("--start %#x %s%s (turnsim %s)", first, seeds, sf.args(), version)
 }
 
 func errOr(err error, msg string) error {

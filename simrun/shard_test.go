@@ -68,8 +68,11 @@ func TestShardedStatsMerge(t *testing.T) {
 // TestMergeBadShards: each way a shard's output can be wrong is refused
 // with its file and line and exit 2, never merged into a wrong total.
 func TestMergeBadShards(t *testing.T) {
+	summaryOf := func(runs int, shard, campaign string) string {
+		return fmt.Sprintf(`{"runs":%d,"violations":0,"events":10,"corpusErrors":0,"interrupted":false,"shard":%q,"campaign":%q}`, runs, shard, campaign)
+	}
 	summary := func(runs int, shard string) string {
-		return fmt.Sprintf(`{"runs":%d,"violations":0,"events":10,"corpusErrors":0,"interrupted":false,"shard":%q}`, runs, shard)
+		return summaryOf(runs, shard, "--start 0x1 --seeds 10 (turnsim 0.1.0)")
 	}
 	for _, row := range []struct {
 		why    string
@@ -81,6 +84,10 @@ func TestMergeBadShards(t *testing.T) {
 		{"a line after the summary", []string{summary(5, "0/1") + "\n" + summary(5, "0/1")}, ":2: a line after the summary"},
 		{"a seed twice", []string{`{"seed":"0x5","invariant":"x"}` + "\n" + summary(5, "0/2"), `{"seed":"0x5","invariant":"x"}` + "\n" + summary(5, "1/2")}, "seed 0x5 appears twice"},
 		{"a shard past its count", []string{summary(5, "5/3")}, `shard "5/3": not i/n with 0 ≤ i < n`},
+		{"shards of two campaigns (they once merged into a believable whole)", []string{summary(5, "0/2"),
+			summaryOf(5, "1/2", "--start 0x1 --seeds 10 --mutant retry-auth (turnsim 0.1.0)")},
+			"shard 1/2 of another campaign (--start 0x1 --seeds 10 --mutant retry-auth (turnsim 0.1.0)) than"},
+		{"a summary that names no campaign", []string{`{"runs":5,"violations":0,"events":1,"corpusErrors":0,"interrupted":false}`}, "its summary names no campaign"},
 		{"a line over the limit", []string{`{"seed":"0x1","pad":"` + strings.Repeat("x", 300) + `"}` + "\n" + summary(5, "0/1")}, ":1: a line of more than 200 bytes is over the limit of 200 bytes (raise it with --max-line-bytes)"},
 	} {
 		dir := t.TempDir()

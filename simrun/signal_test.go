@@ -112,8 +112,8 @@ func TestMergeOfAnInterruptedShard(t *testing.T) {
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "0.jsonl")
 	cut := filepath.Join(dir, "1.jsonl")
-	os.WriteFile(whole, []byte(`{"runs":5,"violations":0,"events":10,"corpusErrors":0,"interrupted":false,"shard":"0/2"}`+"\n"), 0o644)
-	os.WriteFile(cut, []byte(`{"runs":2,"violations":0,"events":4,"corpusErrors":0,"interrupted":true,"shard":"1/2"}`+"\n"), 0o644)
+	os.WriteFile(whole, []byte(`{"runs":5,"violations":0,"events":10,"corpusErrors":0,"interrupted":false,"shard":"0/2","campaign":"--start 0x1 --seeds 10 (turnsim 0.1.0)"}`+"\n"), 0o644)
+	os.WriteFile(cut, []byte(`{"runs":2,"violations":0,"events":4,"corpusErrors":0,"interrupted":true,"shard":"1/2","campaign":"--start 0x1 --seeds 10 (turnsim 0.1.0)"}`+"\n"), 0o644)
 	status, out, errOut := simrun("merge", whole, cut)
 	if status != exitInterrupted || !strings.Contains(out, `"interrupted":true`) || !strings.Contains(errOut, "a shard was interrupted") {
 		t.Errorf("exit %d\n%s%s", status, out, errOut)
