@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 )
 
-// Mode is the mode of every file written: readable by all, as a file
-// made by the shell would be (os.CreateTemp's 0600 would make a corpus
-// entry unreadable to a CI job running as another user).
+// Mode is the mode of every file written, whatever the umask: readable by
+// all (os.CreateTemp's 0600 made corpus entries unreadable to a CI job
+// running as another user). A folder turnsim makes follows the umask.
 const Mode = 0o644
 
 // Write writes data to path: a temporary file beside it, synced, then
