@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -286,5 +285,5 @@ func (r Repro) PluggedNote() string {
 	if len(r.Plugged) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("(with %s registered: a main calling simrun.Main)", strings.Join(slices.Clone(r.Plugged), ", "))
+	return fmt.Sprintf("(with %s registered: a main calling simrun.Main)", strings.Join(r.Plugged, ", "))
 }

@@ -279,12 +279,8 @@ func drawWorld(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 	}
 	if c.has(Cancel) {
 		for i := count(2); i > 0; i-- {
-			cause := draw[string](rng, causeGen)
-			a := sim.Action{Do: "cancel", Cause: session.Cause{Kind: cause}, KeepInbox: draw[bool](rng, coin), Trigger: trigger()}
-			if cause == session.CauseHook {
-				a.Cause.Reason = "a pre-step hook stopped the turn"
-			}
-			s.World = append(s.World, a)
+			cause := causeOf(draw[string](rng, causeGen))
+			s.World = append(s.World, sim.Action{Do: "cancel", Cause: cause, KeepInbox: draw[bool](rng, coin), Trigger: trigger()})
 		}
 	}
 	if c.has(Dispose) && count(1) > 0 {
@@ -369,13 +365,9 @@ func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParamet
 		return
 	}
 	if !draw[bool](rng, fourthGen) {
-		cause := draw[string](rng, causeGen)
-		a := sim.Action{Do: "cancel", Cause: session.Cause{Kind: cause},
-			Trigger: sim.Trigger{After: sim.AfterListenerWait, Nth: draw[int](rng, waitNthGen), PlusMs: float64(drawInt(rng, plusGen))}}
-		if cause == session.CauseHook {
-			a.Cause.Reason = "a pre-step hook stopped the turn"
-		}
-		s.World = append(s.World, a)
+		cause := causeOf(draw[string](rng, causeGen))
+		s.World = append(s.World, sim.Action{Do: "cancel", Cause: cause,
+			Trigger: sim.Trigger{After: sim.AfterListenerWait, Nth: draw[int](rng, waitNthGen), PlusMs: float64(drawInt(rng, plusGen))}})
 		if !c.has(Cancel) {
 			c.Kinds = append(c.Kinds, Cancel)
 			slices.SortFunc(c.Kinds, func(a, b string) int { return slices.Index(Kinds, a) - slices.Index(Kinds, b) })
@@ -396,9 +388,20 @@ var providerCodes = []string{"SERVER", "RATE_LIMIT", "TIMEOUT", "TRANSPORT", "EM
 // derives it from where it has one.
 func codeFailure(code string) *session.LlmFailure {
 	f := &session.LlmFailure{Code: code, Message: "injected " + code}
-	statuses := map[string]int{"SERVER": 503, "RATE_LIMIT": 429, "QUOTA": 429, "AUTH": 401, "INVALID_REQUEST": 400, "CONTEXT_WINDOW_EXCEEDED": 400}
-	if st, ok := statuses[code]; ok {
+	if st, ok := codeStatuses[code]; ok {
 		f.Status = &st
 	}
 	return f
+}
+
+// codeStatuses are the HTTP statuses of the codes that have one.
+var codeStatuses = map[string]int{"SERVER": 503, "RATE_LIMIT": 429, "QUOTA": 429, "AUTH": 401, "INVALID_REQUEST": 400, "CONTEXT_WINDOW_EXCEEDED": 400}
+
+// causeOf is a cancel's cause of a kind; a hook's carries its reason.
+func causeOf(kind string) session.Cause {
+	c := session.Cause{Kind: kind}
+	if kind == session.CauseHook {
+		c.Reason = "a pre-step hook stopped the turn"
+	}
+	return c
 }
