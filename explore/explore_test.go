@@ -79,6 +79,7 @@ func TestMutantsFound(t *testing.T) {
 		{"throw-becomes-retry", "dsh-default", 1, "a listener throws handling a failure"},
 		{"loop-no-recheck", "dsh-default", 2, "a failure, then a cancel after llm/retry-started"},
 		{"listener-wait-ignores-cancel", "dsh-default", 2, "a SERVER failure the plugged-in listener (placed first) waits on, then a cancel inside that wait"},
+		{"recover-after-turn", "dsh-default", 1, "any failure: llm-retry answers it after the turn ended"},
 		{"steer-lost-on-retry", "dsh-default", 2, "a message claimed by the step, then a failure it retries"},
 		{"loop-retry-window", "dsh-default", 1, "any retry re-queues the turn's input"},
 	}

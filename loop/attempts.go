@@ -1,5 +1,7 @@
 package loop
 
+import "github.com/turnsim/turnsim/loop/session"
+
 // The pieces of a step's attempt path (SPEC 2.4–2.7), for RunAttempts and
 // for other designs of it: Config.Attempts runs another path on the same
 // agent, so that a design under evaluation (or the mutant zoo's loop-level
@@ -28,6 +30,9 @@ func (at *Attempt) Request() *Request { return at.req }
 
 // Failed reports an error or aborted finish.
 func (at *Attempt) Failed() bool { return at.res.finish.Failed() }
+
+// Failure is a failed attempt's failure, as its finish chunk records it.
+func (at *Attempt) Failure() session.LlmFailure { return *at.res.finish.Reason.Failure }
 
 // Prepare is SPEC 2.4 step 1 for the step's attempt n: the route, the
 // header and context records, the derived messages, with the signal

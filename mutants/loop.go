@@ -167,3 +167,32 @@ func turnInput(a *loop.Agent) (session.UserMessage, bool) {
 	}
 	return session.UserMessage{}, false
 }
+
+// recoverAfterTurn is the waterfall not awaited — an event emitter fired
+// without await: a failed attempt ends its step and turn with its failure
+// at once, and the request-error listeners hear of it only once the
+// turn's end is written. Whatever they answer, the turn is over; what
+// they write lands after it.
+func recoverAfterTurn(st loop.Step) (loop.StepOutcome, error) {
+	var none loop.StepOutcome
+	req, route, err := st.Prepare(1)
+	if err != nil {
+		return none, err
+	}
+	at, err := st.Stream(req, route)
+	if err != nil {
+		return none, err
+	}
+	if !at.Failed() {
+		return st.Succeed(at)
+	}
+	a := st.Agent()
+	turn, pending := a.OpenTurn(), true
+	a.OnAppend(func(e *session.Event) {
+		if end, ok := e.Data.(*session.TurnEnd); ok && pending && end.Turn == turn {
+			pending = false
+			st.Recover(at) // the bug: the listeners run after the turn ended
+		}
+	})
+	return none, &loop.LLMError{Failure: at.Failure()}
+}

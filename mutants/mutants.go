@@ -100,6 +100,13 @@ var Zoo = []Mutant{
 		Options: sim.Options{Listeners: []sim.Listener{backgroundWait()}},
 	},
 	{
+		Name: "recover-after-turn",
+		Bug: "a loop variant: the request-error waterfall is not awaited — a failed attempt ends its turn with the failure at once, " +
+			"and the listeners run once the turn's end is written",
+		Trips:   "listener-within-turn",
+		Options: sim.Options{Attempts: recoverAfterTurn},
+	},
+	{
 		Name:    "steer-lost-on-retry",
 		Bug:     "a retry rebuilds its request from the history but leaves out the steering messages its step claimed",
 		Trips:   "no-lost-input",
