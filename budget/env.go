@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/internal/limits"
 	"github.com/turnsim/turnsim/internal/strictjson"
+	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -130,6 +132,11 @@ func ParseEnvironment(raw []byte) (*Environment, error) {
 	dec.DisallowUnknownFields()
 	var env Environment
 	if err := dec.Decode(&env); err != nil {
+		// encoding/json names no path for an unknown field, and no index
+		// for a value of the wrong kind: find the place in the input.
+		if located := strictjson.Locate(raw, &Environment{}); located != nil {
+			return nil, fmt.Errorf("invalid environment: %v", located)
+		}
 		return nil, fmt.Errorf("invalid environment: %v", strictjson.Describe(err))
 	}
 	if err := validateFailures("failures", env.Failures); err != nil {
@@ -253,4 +260,55 @@ func ParseOutageFlag(s string) (Outage, error) {
 		return Outage{}, fmt.Errorf("%q: want [CODE[/STATUS]@]FROM+FOR in ms with FOR > 0, e.g. 0+20000", s)
 	}
 	return o, nil
+}
+
+// Codes are the failure codes the environment can produce: its failures',
+// its bursts', its outages', and CONTEXT_WINDOW_EXCEEDED when its workload
+// has a context window, each once, in that order.
+func (e *Environment) Codes() []string {
+	var codes []string
+	add := func(code string) {
+		if !slices.Contains(codes, code) {
+			codes = append(codes, code)
+		}
+	}
+	for _, f := range e.Failures {
+		add(f.Code)
+	}
+	if b := e.Bursts; b != nil {
+		for _, f := range b.Failures {
+			add(f.Code)
+		}
+	}
+	for _, o := range e.Outages {
+		add(o.Code)
+	}
+	if w := e.Workload; w != nil && w.ContextWindow > 0 {
+		add("CONTEXT_WINDOW_EXCEEDED")
+	}
+	return codes
+}
+
+// providerCodes are the codes DSH's adapter derives from a provider's
+// answers (SPEC 5): a policy may list any of them whether or not an
+// environment produces it.
+var providerCodes = []string{"AUTH", "RATE_LIMIT", "QUOTA", "CONTEXT_WINDOW_EXCEEDED", "INVALID_REQUEST", "SERVER",
+	"STREAM_CLOSED", "TRANSPORT", "TIMEOUT", "EMPTY_RESPONSE", "ABORTED", "UNKNOWN"}
+
+// UnheardCodes are the retryable codes of a normal-mode policy that no
+// provider sends and the environment never produces: a custom code is
+// allowed (DSH matches codes as written), but one nothing can produce is
+// most likely a typo (SERVR), and its retries are never measured.
+func UnheardCodes(p *loop.RetryPolicy, env *Environment) []string {
+	if p == nil || p.Mode != loop.ModeNormal || env == nil {
+		return nil
+	}
+	produced := env.Codes()
+	var out []string
+	for _, code := range p.RetryableCodes {
+		if !slices.Contains(providerCodes, code) && !slices.Contains(produced, code) && !strings.HasPrefix(code, "HTTP_") {
+			out = append(out, code)
+		}
+	}
+	return out
 }

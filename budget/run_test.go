@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
 )
@@ -80,7 +82,10 @@ func TestParseEnvironmentErrors(t *testing.T) {
 		{"a probability above one", `{"failures":[{"code":"SERVER","p":1.5}]}`, "failures[0].p: must be in [0,1], got 1.5"},
 		{"a failure without a code", `{"failures":[{"p":0.1}]}`, "failures[0].code: missing"},
 		{"an empty outage", `{"outages":[{"code":"SERVER","fromMs":0,"forMs":0}]}`, "outages[0].forMs: must be > 0, got 0"},
-		{"an unknown field", `{"failure":[]}`, `invalid environment: unknown field "failure"`},
+		{"an unknown field", `{"failure":[]}`, `invalid environment: failure: unknown field (known: failures, outages, bursts, latencyMs, workload)`},
+		{"an unknown field deep inside: its whole path (it once gave only its name)", `{"failures":[{"code":"SERVER","p":0.1},{"code":"AUTH","prob":0.1}]}`,
+			`invalid environment: failures[1].prob: unknown field (known: code, status, p, retryAfterMs)`},
+		{"a value of the wrong kind: its index too", `{"failures":[{"code":"SERVER","p":"high"}]}`, `invalid environment: failures[0].p: must be a number, got a string "high"`},
 		{"broken JSON on line 2", "{\n\"failures\": [}", "line 2, column 14: unexpected }"},
 	}
 	for _, tt := range tests {
@@ -247,5 +252,20 @@ func TestFlagForms(t *testing.T) {
 		if _, err := ParseOutageFlag(bad); err == nil {
 			t.Errorf("--outage %q accepted", bad)
 		}
+	}
+}
+
+// TestUnheardCodes: a normal-mode policy's retryable code that no provider
+// sends and the environment never produces is named (SERVR, a typo); a
+// provider's code, one the environment produces (a custom one), and
+// HTTP_<status> are not.
+func TestUnheardCodes(t *testing.T) {
+	env := &Environment{Failures: []Failure{{Code: "SERVER", P: 0.1}}, Outages: []Outage{{Code: "MAINTENANCE", ForMs: 1}}}
+	p := &loop.RetryPolicy{Mode: loop.ModeNormal, RetryableCodes: []string{"SERVR", "SERVER", "TIMEOUT", "MAINTENANCE", "HTTP_418", "OVERLOADED"}}
+	if diff := cmp.Diff([]string{"SERVR", "OVERLOADED"}, UnheardCodes(p, env)); diff != "" {
+		t.Errorf("unheard codes (-want +got):\n%s", diff)
+	}
+	if got := UnheardCodes(&loop.RetryPolicy{Mode: loop.ModeAlways}, env); got != nil {
+		t.Errorf("always mode lists no codes, got %v", got)
 	}
 }

@@ -8,12 +8,14 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 
 	"github.com/turnsim/turnsim/budget"
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/internal/strictjson"
 )
 
 const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--fail CODE[/STATUS]=P…]
@@ -126,6 +128,10 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		c.Env = env
 		c.Listeners = plugged // a main's own listeners, beside llm-retry
+		for _, code := range budget.UnheardCodes(c.Policy, env) {
+			fmt.Fprintf(stderr, "simrun budget: warning: %s: retryableCodes lists %s, which no provider sends and no failure of the environment has (its codes: %s): its retries are never measured — a typo?\n",
+				name, strictjson.Printable(strconv.Quote(code)), strings.Join(env.Codes(), ", "))
+		}
 		resolved = append(resolved, c)
 	}
 	if *trace != "" {
@@ -231,7 +237,7 @@ func budgetJSON(name string, r budget.Report) map[string]any {
 	if math.IsInf(r.BoundHi, 1) {
 		hi = nil // unbounded (always mode)
 	}
-	var violations []map[string]any
+	violations := []map[string]any{} // [] when none, as the text says 0
 	for _, t := range r.Violations {
 		violations = append(violations, map[string]any{"seed": fmt.Sprintf("%#x", t.Seed), "violations": t.Violations})
 	}

@@ -88,3 +88,22 @@ func TestBudgetTrace(t *testing.T) {
 		t.Errorf("--trace over 5 turns: status %d, %q", status, errOut)
 	}
 }
+
+// TestBudgetStrictInputs: a retryable code nothing can produce is warned
+// about on stderr (it once passed silently), and --json writes no
+// violations as [] (it once wrote null where the text said 0).
+func TestBudgetStrictInputs(t *testing.T) {
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "typo.json")
+	os.WriteFile(policy, []byte(`{"mode":"normal","maxRetries":2,"retryableCodes":["SERVR"],"backoff":{"initialDelayMs":10,"maxDelayMs":100,"jitterRatio":0}}`), 0o644)
+	status, out, errOut := simrun("budget", "--policy", policy, "--fail", "SERVER/503=0.2", "--runs", "20", "--json")
+	if status != exitClean {
+		t.Fatalf("status %d\n%s%s", status, out, errOut)
+	}
+	if !strings.Contains(errOut, `retryableCodes lists "SERVR", which no provider sends and no failure of the environment has (its codes: SERVER)`) {
+		t.Errorf("no warning about SERVR: %q", errOut)
+	}
+	if !strings.Contains(out, `"violations":[]`) || strings.Contains(out, "null") {
+		t.Errorf("--json: %s", out)
+	}
+}

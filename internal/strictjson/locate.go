@@ -1,0 +1,192 @@
+package strictjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Locate finds, in input order, the first place where raw does not fit
+// the shape of target (a pointer to the value the input decodes into): a
+// key no field of the struct has, or a value of the wrong kind. Its error
+// names the field's whole path (failures[0].prob), which encoding/json's
+// own errors do not (an unknown field has none; a type error has no
+// index). It returns nil when it finds nothing, and is for explaining a
+// decoding error, after Check.
+func Locate(raw []byte, target any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return locate(dec, reflect.TypeOf(target), "")
+}
+
+func locate(dec *json.Decoder, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil // a syntax error is Check's to report
+	}
+	here := path
+	if here == "" {
+		here = "the value"
+	}
+	if tok == nil {
+		return nil // null fits anything
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if d, ok := tok.(json.Delim); !ok || d != '{' {
+			return fmt.Errorf("%s: must be an object, got %s", here, tokenKind(tok))
+		}
+		for dec.More() {
+			keyTok, err := dec.Token()
+			if err != nil {
+				return nil
+			}
+			key, _ := keyTok.(string)
+			field, ok := fieldByName(t, key)
+			if !ok {
+				return fmt.Errorf("%s: unknown field (known: %s)", join(path, key), strings.Join(fieldNames(t), ", "))
+			}
+			if err := locate(dec, field.Type, join(path, key)); err != nil {
+				return err
+			}
+		}
+		dec.Token() // }
+	case reflect.Slice, reflect.Array:
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			return fmt.Errorf("%s: must be an array, got %s", here, tokenKind(tok))
+		}
+		for i := 0; dec.More(); i++ {
+			if err := locate(dec, t.Elem(), path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+		dec.Token() // ]
+	case reflect.Map, reflect.Interface:
+		return skip(dec, tok)
+	default:
+		if want, ok := fits(t, tok); !ok {
+			return fmt.Errorf("%s: must be %s, got %s", here, want, tokenKind(tok))
+		}
+	}
+	return nil
+}
+
+// fits reports whether a scalar token fits a scalar type, and what the
+// type wants.
+func fits(t reflect.Type, tok json.Token) (string, bool) {
+	switch t.Kind() {
+	case reflect.Bool:
+		_, ok := tok.(bool)
+		return "true or false", ok
+	case reflect.String:
+		_, ok := tok.(string)
+		return "a string", ok
+	case reflect.Float32, reflect.Float64:
+		_, ok := tok.(json.Number)
+		return "a number", ok
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := tok.(json.Number)
+		if !ok {
+			return "an integer", false
+		}
+		_, err := strconv.ParseInt(string(n), 10, 64)
+		return "an integer", err == nil
+	}
+	return "a value", true
+}
+
+// skip passes over the rest of a value whose first token was tok.
+func skip(dec *json.Decoder, tok json.Token) error {
+	if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') {
+		for depth := 1; depth > 0; {
+			t, err := dec.Token()
+			if err != nil {
+				return nil
+			}
+			if d, ok := t.(json.Delim); ok {
+				if d == '{' || d == '[' {
+					depth++
+				} else {
+					depth--
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func tokenKind(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '{' {
+			return "an object"
+		}
+		return "an array"
+	case string:
+		return "a string " + Printable(strconv.Quote(v))
+	case bool:
+		return strconv.FormatBool(v)
+	case json.Number:
+		return string(v)
+	}
+	return "null"
+}
+
+// fieldByName is the struct field a JSON key decodes into: its json tag's
+// name, exactly (encoding/json also matches case-insensitively, which
+// DisallowUnknownFields does not refuse; a strict reader names only the
+// exact keys).
+func fieldByName(t reflect.Type, key string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if name := jsonName(f); name != "" && name == key {
+			return f, true
+		}
+	}
+	for i := range t.NumField() { // encoding/json's case-insensitive match
+		f := t.Field(i)
+		if name := jsonName(f); name != "" && strings.EqualFold(name, key) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func fieldNames(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		if name := jsonName(t.Field(i)); name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func jsonName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return ""
+	}
+	if name, _, _ := strings.Cut(tag, ","); name != "" {
+		return name
+	}
+	return f.Name
+}
+
+func join(path, key string) string {
+	key = Printable(key)
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}

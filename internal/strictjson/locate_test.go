@@ -1,0 +1,53 @@
+package strictjson
+
+import (
+	"testing"
+)
+
+type locateInner struct {
+	Code string   `json:"code"`
+	P    float64  `json:"p"`
+	N    int      `json:"n"`
+	On   bool     `json:"on"`
+	Tags []string `json:"tags"`
+}
+
+type locateOuter struct {
+	Failures []locateInner    `json:"failures"`
+	Bursts   *locateInner     `json:"bursts"`
+	Extra    map[string]any   `json:"extra"`
+	Pair     [2]float64       `json:"pair"`
+	Any      any              `json:"any"`
+	Nested   *struct{ X int } `json:"nested"`
+}
+
+// TestLocate: the first misfit of the input, in input order, with the
+// whole path; nothing when the input fits.
+func TestLocate(t *testing.T) {
+	tests := []struct {
+		why, input, want string
+	}{
+		{"fits", `{"failures":[{"code":"SERVER","p":0.5,"n":3,"on":true,"tags":["a"]}],"extra":{"k":[1,{"z":2}]},"pair":[1,2],"any":{"q":1}}`, ""},
+		{"an unknown key in an array element: its index and the known ones", `{"failures":[{"code":"A"},{"code":"B","prob":1}]}`,
+			"failures[1].prob: unknown field (known: code, p, n, on, tags)"},
+		{"a string where a number goes", `{"failures":[{"p":"x"}]}`, `failures[0].p: must be a number, got a string "x"`},
+		{"a fraction where an integer goes", `{"bursts":{"n":1.5}}`, "bursts.n: must be an integer, got 1.5"},
+		{"an object where an array goes", `{"failures":{}}`, "failures: must be an array, got an object"},
+		{"a number where an object goes", `{"bursts":3}`, "bursts: must be an object, got 3"},
+		{"the first misfit in input order, not the alphabet's", `{"zeta":1,"alpha":2}`, "zeta: unknown field (known: failures, bursts, extra, pair, any, nested)"},
+		{"null fits anything", `{"bursts":null,"failures":null}`, ""},
+		{"a key of its own inside a map is the map's", `{"extra":{"anything":true}}`, ""},
+		{"a field without a tag is known by its Go name", `{"nested":{"X":"no"}}`, `nested.X: must be an integer, got a string "no"`},
+		{"a whole value of the wrong kind", `[1]`, "the value: must be an object, got an array"},
+	}
+	for _, tt := range tests {
+		err := Locate([]byte(tt.input), &locateOuter{})
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.why, got, tt.want)
+		}
+	}
+}
