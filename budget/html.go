@@ -25,14 +25,19 @@ type Chart struct {
 	Title         string
 	Width, Height float64
 	Bars          []Bar
-	Max           int
+	// Max is the tallest bar's count; From and To are the x-axis's ends,
+	// the first bar's low value and the last bar's high one (the right
+	// end once showed Max, read as the largest value).
+	Max      int
+	From, To string
 }
 
-const chartW, chartH, chartPad = 360.0, 160.0, 24.0
+// chartTop is the room above the bars for the count of the tallest one.
+const chartW, chartH, chartPad, chartTop = 360.0, 160.0, 24.0, 16.0
 
 // newChart lays out bars side by side, heights proportional to counts.
 func newChart(title string, labels []string, counts []int) Chart {
-	c := Chart{Title: title, Width: chartW, Height: chartH + chartPad}
+	c := Chart{Title: title, Width: chartW, Height: chartTop + chartH + chartPad}
 	for _, n := range counts {
 		c.Max = max(c.Max, n)
 	}
@@ -45,7 +50,7 @@ func newChart(title string, labels []string, counts []int) Chart {
 		if c.Max > 0 {
 			h = chartH * float64(n) / float64(c.Max)
 		}
-		c.Bars = append(c.Bars, Bar{Label: labels[i], Count: n, X: float64(i) * w, Y: chartH - h, W: w * 0.9, H: h})
+		c.Bars = append(c.Bars, Bar{Label: labels[i], Count: n, X: float64(i) * w, Y: chartTop + chartH - h, W: w * 0.9, H: h})
 	}
 	return c
 }
@@ -58,7 +63,11 @@ func RecoveryChart(r Report) Chart {
 		labels = append(labels, fmt.Sprintf("%.0f–%.0f ms", b.Lo, b.Hi))
 		counts = append(counts, b.Count)
 	}
-	return newChart("recovery time (turns with a failure)", labels, counts)
+	c := newChart("recovery time (turns with a failure)", labels, counts)
+	if h := r.RecoveryHistogram; len(h) > 0 {
+		c.From, c.To = fmt.Sprintf("%.0f ms", h[0].Lo), fmt.Sprintf("%.0f ms", h[len(h)-1].Hi)
+	}
+	return c
 }
 
 // AttemptsChart is the distribution of attempts per turn.
@@ -72,7 +81,11 @@ func AttemptsChart(r Report) Chart {
 		labels = append(labels, fmt.Sprintf("%d", n))
 		counts = append(counts, c)
 	}
-	return newChart("attempts per turn", labels, counts)
+	c := newChart("attempts per turn", labels, counts)
+	if len(labels) > 0 {
+		c.From, c.To = labels[0], labels[len(labels)-1]
+	}
+	return c
 }
 
 // ExhaustionScale places every policy's exhaustion and its interval on one
@@ -100,6 +113,9 @@ func exhaustionScale(reports []Named) ExhaustionScale {
 
 var page = template.Must(template.New("budget").Funcs(template.FuncMap{
 	"f": func(v float64) string { return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", v), "0"), ".") },
+	// ms is a time in whole milliseconds: virtual time's nanoseconds
+	// mean nothing to a reader of recovery times.
+	"ms": func(v float64) string { return fmt.Sprintf("%.0f", v) },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>turnsim budget</title>
 <style>
@@ -124,7 +140,7 @@ svg text{font-size:10px;fill:#555}
 <tr><td>failed at once</td><td>{{.FailedAtOnce}}</td></tr>
 <tr><td>aborted</td><td>{{.Aborted}}</td></tr>
 <tr><td>exhaustion</td><td>{{f .Exhaustion}} (95% CI {{f .ExhaustionLo}} … {{f .ExhaustionHi}})</td></tr>
-<tr><td>recovery ms</td><td>p50 {{f .RecoveryP50}}, p90 {{f .RecoveryP90}}, p99 {{f .RecoveryP99}}, max {{f .RecoveryMax}}</td></tr>
+<tr><td>recovery ms</td><td>p50 {{ms .RecoveryP50}}, p90 {{ms .RecoveryP90}}, p99 {{ms .RecoveryP99}}, max {{ms .RecoveryMax}}</td></tr>
 <tr><td>amplification</td><td>{{f .Amplification}} requests per turn</td></tr>
 <tr><td>violations</td><td>{{len .Violations}}</td></tr>
 </table>
@@ -142,8 +158,9 @@ svg text{font-size:10px;fill:#555}
 {{define "chart"}}<figure><figcaption>{{.Title}}</figcaption>
 <svg width="{{.Width}}" height="{{.Height}}" role="img" aria-label="{{.Title}}">
 {{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}: {{.Count}}</title></rect>
-{{end}}<text x="0" y="{{.Height}}">{{with .Bars}}{{(index . 0).Label}}{{end}}</text>
-<text x="{{.Width}}" y="{{.Height}}" text-anchor="end">max {{.Max}}</text>
+{{end}}<text x="0" y="{{.Height}}">{{.From}}</text>
+<text x="{{.Width}}" y="{{.Height}}" text-anchor="end">{{.To}}</text>
+<text x="0" y="12">tallest bar: {{.Max}} turns</text>
 </svg></figure>{{end}}`))
 
 // WriteHTML writes one self-contained page (no scripts, no network) with

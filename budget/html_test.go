@@ -2,6 +2,7 @@ package budget
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -29,9 +30,26 @@ func TestChartData(t *testing.T) {
 		t.Errorf("attempts chart %+v for attempts %v", c, r.Attempts)
 	}
 	for _, b := range c.Bars {
-		if want := chartH * float64(b.Count) / float64(c.Max); b.H != want || b.Y != chartH-want {
+		if want := chartH * float64(b.Count) / float64(c.Max); b.H != want || b.Y != chartTop+chartH-want {
 			t.Errorf("bar %s: height %v at %v, want %v", b.Label, b.H, b.Y, want)
 		}
+	}
+	// The x-axis runs from the first bar's low value to the last bar's
+	// high one: its right end once showed the tallest bar's count.
+	h := r.RecoveryHistogram
+	rc := RecoveryChart(r)
+	if wantTo := fmt.Sprintf("%.0f ms", h[len(h)-1].Hi); rc.To != wantTo || rc.From != fmt.Sprintf("%.0f ms", h[0].Lo) || rc.To == fmt.Sprintf("%d ms", rc.Max) {
+		t.Errorf("recovery axis from %q to %q, want %q to %q (the tallest bar holds %d)", rc.From, rc.To, fmt.Sprintf("%.0f ms", h[0].Lo), wantTo, rc.Max)
+	}
+	if last := len(r.Attempts) - 1; c.From != "1" || c.To != fmt.Sprint(last) {
+		t.Errorf("attempts axis from %q to %q, want 1 to %d", c.From, c.To, last)
+	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, []Named{{"default", r}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), ">"+rc.To+"</text>") || strings.Contains(page.String(), ">max ") {
+		t.Errorf("the page's recovery axis does not end at %s", rc.To)
 	}
 	tight := Run(normal(1), env, 1, 2000)
 	s := exhaustionScale([]Named{{"default", r}, {"one retry", tight}})
