@@ -207,7 +207,7 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(uint6
 	fmt.Fprintf(tw, "  failed at once (error, no retry)\t%d\n", r.FailedAtOnce)
 	fmt.Fprintf(tw, "  aborted\t%d\n", r.Aborted)
 	fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g)\n", r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi)
-	fmt.Fprintf(tw, "  recovery ms\tp50 %s  p90 %s  p99 %s  max %s\n", num(r.RecoveryP50), num(r.RecoveryP90), num(r.RecoveryP99), num(r.RecoveryMax))
+	fmt.Fprintf(tw, "  recovery ms (turns with a failure)\tp50 %s  p90 %s  p99 %s  max %s\n", num(r.RecoveryP50), num(r.RecoveryP90), num(r.RecoveryP99), num(r.RecoveryMax))
 	fmt.Fprintf(tw, "  waits of an exhausted turn, from the policy, ms\t%s … %s\n", num(r.BoundLo), num(r.BoundHi))
 	fmt.Fprintf(tw, "  amplification\t%.4g × the fault-free world's requests\n", r.Amplification)
 	var hist []string
