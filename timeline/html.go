@@ -162,12 +162,14 @@ const (
 	chartWidth = 1000.0
 	laneHeight = 28.0
 	labelWidth = 70.0
+	tagRoom    = 80.0
 )
 
 // Place puts spans on the canvas: x proportional to virtual time, one row
 // per lane, an instant drawn 2 px wide.
 func Place(spans []Span) Chart {
-	c := Chart{Width: chartWidth + labelWidth, Height: laneHeight*float64(len(Lanes)) + 20}
+	// Room on the right for the tag of a bar at the end of the run.
+	c := Chart{Width: labelWidth + chartWidth + tagRoom, Height: laneHeight*float64(len(Lanes)) + 20}
 	for _, s := range spans {
 		c.TopMs = max(c.TopMs, s.ToMs)
 	}
@@ -175,18 +177,36 @@ func Place(spans []Span) Chart {
 	for i, l := range Lanes {
 		c.Lanes = append(c.Lanes, LaneRow{l, float64(i) * laneHeight})
 	}
+	// A tag is drawn only where it does not run into the lane's previous
+	// one (failed attempts a few ms apart once printed "SESERVERSERVER");
+	// a bar whose tag is left out keeps it in its title.
+	tagEnd := make([]float64, len(Lanes))
 	for _, s := range spans {
-		y := float64(slices.Index(Lanes, s.Lane)) * laneHeight
-		c.Bars = append(c.Bars, PlacedSpan{Span: s, X: labelWidth + s.FromMs*scale, Y: y + 4, W: max((s.ToMs-s.FromMs)*scale, 2), Tag: s.Tag})
+		lane := slices.Index(Lanes, s.Lane)
+		y := float64(lane) * laneHeight
+		x := labelWidth + s.FromMs*scale
+		tag := s.Tag
+		if tag != "" {
+			if x < tagEnd[lane] {
+				tag = ""
+			} else {
+				tagEnd[lane] = x + tagWidth(tag)
+			}
+		}
+		c.Bars = append(c.Bars, PlacedSpan{Span: s, X: x, Y: y + 4, W: max((s.ToMs-s.FromMs)*scale, 2), Tag: tag})
 	}
 	return c
 }
+
+// tagWidth is how wide a tag is drawn: 10 px text, about 6.5 px a
+// character, after its 3 px offset and with a little room.
+func tagWidth(tag string) float64 { return 3 + 6.5*float64(len(tag)) + 4 }
 
 var runPage = template.Must(template.New("run").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Run.Title}}</title>
 <style>
 body{font:14px system-ui,sans-serif;margin:24px;color:#222}
-svg text{font-size:11px;fill:#444}svg text.tag{font-size:10px;fill:#111}
+svg text{font-size:11px;fill:#444}svg text.tag{font-size:10px;fill:#111;paint-order:stroke;stroke:#fff;stroke-width:3px}
 .ok,.completed,.wait{fill:#5a9a5a}.failed,.error{fill:#c0504d}.cut,.cancelled,.aborted{fill:#d9a13b}
 .action{fill:#6b4fb5}.max-tokens{fill:#7aa0c8}
 table{border-collapse:collapse}td,th{padding:1px 10px 1px 0;text-align:left;vertical-align:top}
@@ -198,8 +218,8 @@ tr.witness td{background:#fde2e1;font-weight:600}
 <svg width="{{.Chart.Width}}" height="{{.Chart.Height}}" role="img" aria-label="timeline">
 {{range .Chart.Lanes}}<text x="0" y="{{.Y}}" dy="18">{{.Name}}</text>
 {{end}}{{range .Chart.Bars}}<rect class="{{.Kind}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="20"><title>{{.Label}} ({{printf "%.1f" .FromMs}}–{{printf "%.1f" .ToMs}} ms, seq {{.FirstSeq}})</title></rect>
-{{if .Tag}}<text class="tag" x="{{.X}}" y="{{.Y}}" dx="3" dy="14">{{.Tag}}</text>{{end}}
-{{end}}</svg>
+{{end}}{{range .Chart.Bars}}{{if .Tag}}<text class="tag" x="{{.X}}" y="{{.Y}}" dx="3" dy="14">{{.Tag}}</text>
+{{end}}{{end}}</svg>
 <h2>View nodes</h2>
 {{if .Run.Nodes}}<ul>{{range .Run.Nodes}}<li>{{.}}</li>{{end}}</ul>{{else}}<p>none</p>{{end}}
 <h2>Violations</h2>

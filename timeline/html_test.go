@@ -2,6 +2,7 @@ package timeline_test
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,5 +86,26 @@ func TestRunPageRenders(t *testing.T) {
 	page := headless.Check(t, "run.html", b.Bytes())
 	if n := strings.Count(page.DOM, "<rect"); n != 7 {
 		t.Errorf("the rendered chart has %d bars, want 7", n)
+	}
+}
+
+// TestTagsDoNotOverlap: failed attempts a few ms apart keep their codes
+// in their titles, but the chart draws a tag only where the lane's
+// previous one has ended (they once ran together as "SESERVERSERVER"); a
+// tag far enough along is drawn again.
+func TestTagsDoNotOverlap(t *testing.T) {
+	spans := []timeline.Span{
+		{Lane: "attempts", FromMs: 0, ToMs: 1, Kind: "failed", Tag: "SERVER"},
+		{Lane: "attempts", FromMs: 2, ToMs: 3, Kind: "failed", Tag: "SERVER"},
+		{Lane: "world", FromMs: 2, ToMs: 2, Kind: "action", Tag: "cancel"},
+		{Lane: "attempts", FromMs: 900, ToMs: 1000, Kind: "failed", Tag: "TIMEOUT"},
+	}
+	var tags []string
+	for _, b := range timeline.Place(spans).Bars {
+		tags = append(tags, b.Lane+":"+b.Tag)
+	}
+	want := []string{"attempts:SERVER", "attempts:", "world:cancel", "attempts:TIMEOUT"}
+	if !slices.Equal(tags, want) {
+		t.Errorf("tags drawn %q, want %q", tags, want)
 	}
 }
