@@ -78,6 +78,7 @@ FUZZ_TARGETS = \
 	./loop/session:FuzzAppendString \
 	./loop/session:FuzzToolCallIDs \
 	./internal/strictjson:FuzzCheck \
+	./internal/strictjson:FuzzLocate \
 	./sim:FuzzParseScenario \
 	./budget:FuzzParsePolicy \
 	./budget:FuzzParseEnvironment \

@@ -3,6 +3,7 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -19,8 +20,16 @@ import (
 func Locate(raw []byte, target any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	return locate(dec, reflect.TypeOf(target), "")
+	if err := locate(dec, reflect.TypeOf(target), ""); err != nil && !errors.Is(err, errUnreadable) {
+		return err
+	}
+	return nil
 }
+
+// errUnreadable stops the walk at input that is not JSON: Check's to
+// report. (A decoder that failed keeps saying More, so the walk must not
+// go on.)
+var errUnreadable = errors.New("not JSON")
 
 func locate(dec *json.Decoder, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
@@ -28,7 +37,7 @@ func locate(dec *json.Decoder, t reflect.Type, path string) error {
 	}
 	tok, err := dec.Token()
 	if err != nil {
-		return nil // a syntax error is Check's to report
+		return errUnreadable
 	}
 	here := path
 	if here == "" {
@@ -45,7 +54,7 @@ func locate(dec *json.Decoder, t reflect.Type, path string) error {
 		for dec.More() {
 			keyTok, err := dec.Token()
 			if err != nil {
-				return nil
+				return errUnreadable
 			}
 			key, _ := keyTok.(string)
 			field, ok := fieldByName(t, key)
@@ -56,7 +65,9 @@ func locate(dec *json.Decoder, t reflect.Type, path string) error {
 				return err
 			}
 		}
-		dec.Token() // }
+		if _, err := dec.Token(); err != nil { // }
+			return errUnreadable
+		}
 	case reflect.Slice, reflect.Array:
 		if d, ok := tok.(json.Delim); !ok || d != '[' {
 			return fmt.Errorf("%s: must be an array, got %s", here, tokenKind(tok))
@@ -66,7 +77,9 @@ func locate(dec *json.Decoder, t reflect.Type, path string) error {
 				return err
 			}
 		}
-		dec.Token() // ]
+		if _, err := dec.Token(); err != nil { // ]
+			return errUnreadable
+		}
 	case reflect.Map, reflect.Interface:
 		return skip(dec, tok)
 	default:
@@ -108,7 +121,7 @@ func skip(dec *json.Decoder, tok json.Token) error {
 		for depth := 1; depth > 0; {
 			t, err := dec.Token()
 			if err != nil {
-				return nil
+				return errUnreadable
 			}
 			if d, ok := t.(json.Delim); ok {
 				if d == '{' || d == '[' {

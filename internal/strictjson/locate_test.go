@@ -1,6 +1,8 @@
 package strictjson
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -50,4 +52,26 @@ func TestLocate(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", tt.why, got, tt.want)
 		}
 	}
+}
+
+// FuzzLocate: Locate never panics, and it finds no misfit in an input
+// that decodes, unknown fields refused, into the type: it only explains a
+// failure.
+func FuzzLocate(f *testing.F) {
+	f.Add([]byte(`{"failures":[{"code":"SERVER","p":0.5,"n":3,"on":true,"tags":["a"]}],"extra":{"k":1},"pair":[1,2]}`))
+	f.Add([]byte(`{"failures":[{"prob":1}]}`))
+	f.Add([]byte(`{"bursts":{"n":1.5},"nested":{"X":2}}`))
+	f.Add([]byte(`[{"P":1}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		located := Locate(data, &locateOuter{})
+		if Check(data) != nil {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		var v locateOuter
+		if dec.Decode(&v) == nil && located != nil {
+			t.Fatalf("%q decodes, but Locate says %v", data, located)
+		}
+	})
 }
