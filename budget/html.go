@@ -141,7 +141,8 @@ svg text{font-size:10px;fill:#555}
 <tr><td>aborted</td><td>{{.Aborted}}</td></tr>
 <tr><td>exhaustion</td><td>{{f .Exhaustion}} (95% CI {{f .ExhaustionLo}} … {{f .ExhaustionHi}})</td></tr>
 <tr><td>recovery ms</td><td>p50 {{ms .RecoveryP50}}, p90 {{ms .RecoveryP90}}, p99 {{ms .RecoveryP99}}, max {{ms .RecoveryMax}}</td></tr>
-<tr><td>amplification</td><td>{{f .Amplification}} requests per turn</td></tr>
+{{range $i, $f := .Failures}}<tr><td>{{if eq $i 0}}why turns failed{{end}}</td><td>{{$f.Turns}} × {{or $f.Code "-"}}: {{$f.Why}}</td></tr>
+{{end}}<tr><td>amplification</td><td>{{f .Amplification}} requests per turn</td></tr>
 <tr><td>violations</td><td>{{len .Violations}}</td></tr>
 </table>
 <svg class="exhaustion" width="{{$.Width}}" height="30" role="img" aria-label="exhaustion and its interval">

@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/turnsim/turnsim/faults"
@@ -24,6 +25,9 @@ type Turn struct {
 	Attempts   int
 	RecoveryMs float64 // from the first failed attempt to the turn's end; 0 without one
 	Violations []oracle.Violation
+	// Code and Why say why a turn did not complete: the failure code it
+	// ended with (none for an abort), and the reason (WhyFailed).
+	Code, Why string
 }
 
 // Config is what a budget is measured on: the route's policy (nil: none),
@@ -63,22 +67,70 @@ func (c Config) Turn(seed uint64) Turn {
 	res, vs := faults.Check(s, opts)
 	t := Turn{Seed: seed, Attempts: len(res.Requests), Violations: vs}
 	first := -1
+	retries := 0
+	var last *session.LlmFailure // the latest failed attempt's failure
 	for i := range res.Events {
 		switch d := res.Events[i].Data.(type) {
 		case *session.AssistantChunk:
-			if first < 0 && d.Chunk.Failed() {
-				first = i
+			if d.Chunk.Failed() {
+				if first < 0 {
+					first = i
+				}
+				last = d.Chunk.Reason.Failure
 			}
+		case *session.StepStart:
+			retries = 0 // budgets are per step: the last step's count
 		case *session.LLMRetry:
 			t.Retried = true
+			retries++
 		case *session.TurnEnd:
 			t.End = d.Reason.Kind
 			if first >= 0 {
 				t.RecoveryMs = float64(res.Facts.TimeNs[i]-res.Facts.TimeNs[first]) / 1e6
 			}
+			if d.Reason.Error != nil {
+				t.Code = d.Reason.Error.Code
+			}
 		}
 	}
+	t.Why = whyFailed(c.Policy, t.End, retries, last)
 	return t
+}
+
+// whyFailed is why a turn that did not complete did not, read from its
+// last failure and the retries of its last step: the budget spent
+// ("exhausted"), or why that failure was not retried (the code is not
+// retryable, the provider's Retry-After is over the cap, a budget of 0, no
+// policy) with the retries before it, or aborted. "" for a completed turn.
+func whyFailed(p *loop.RetryPolicy, end string, retries int, last *session.LlmFailure) string {
+	switch {
+	case end == session.EndCompleted:
+		return ""
+	case end != session.EndError:
+		return "aborted"
+	}
+	after := ""
+	switch {
+	case retries == 1:
+		after = " (after 1 retry)"
+	case retries > 1:
+		after = fmt.Sprintf(" (after %d retries)", retries)
+	}
+	switch {
+	case p == nil:
+		return "not retried: no retry policy"
+	case last == nil:
+		return "ended in error" + after
+	case p.Mode == loop.ModeNormal && !slices.Contains(p.RetryableCodes, last.Code):
+		return "not retried: code not retryable" + after
+	case last.ProviderRetryAfterMs != nil && *last.ProviderRetryAfterMs > p.MaxDelayMs:
+		return "not retried: Retry-After over the cap" + after
+	case p.Mode == loop.ModeNormal && p.MaxRetries == 0:
+		return "not retried: budget 0"
+	case p.Mode == loop.ModeNormal && retries >= p.MaxRetries:
+		return fmt.Sprintf("exhausted: %d of %d retries", retries, p.MaxRetries)
+	}
+	return "not retried" + after
 }
 
 // world is turn seed's scenario, and the options that install the
@@ -202,6 +254,9 @@ type Report struct {
 	Amplification float64
 	// Violations are the turns the oracle failed.
 	Violations []Turn
+	// Failures break down the turns that did not complete by failure code
+	// and reason, the most frequent first.
+	Failures []FailureRow
 	// Interrupted says the run stopped before the turns it was asked for:
 	// Turns is then the number it ran, and every figure is over those.
 	Interrupted bool
@@ -249,7 +304,16 @@ func (c Config) RunUntil(seed uint64, runs int, stopped func() bool) Report {
 		if len(t.Violations) > 0 {
 			r.Violations = append(r.Violations, t)
 		}
+		if t.Why != "" {
+			r.Failures = countFailure(r.Failures, t.Code, t.Why)
+		}
 	}
+	slices.SortStableFunc(r.Failures, func(a, b FailureRow) int {
+		if a.Turns != b.Turns {
+			return b.Turns - a.Turns
+		}
+		return strings.Compare(a.Code+"\x00"+a.Why, b.Code+"\x00"+b.Why)
+	})
 	runs = r.Turns
 	errors := r.Exhausted + r.FailedAtOnce
 	r.Exhaustion = float64(errors) / float64(max(runs, 1))
@@ -267,4 +331,22 @@ func (c Config) RunUntil(seed uint64, runs int, stopped func() bool) Report {
 	}
 	r.Amplification = float64(requests) / float64(max(runs, 1)*steps)
 	return r
+}
+
+// FailureRow is how many turns ended with one code for one reason.
+type FailureRow struct {
+	Code  string `json:"code"`
+	Why   string `json:"why"`
+	Turns int    `json:"turns"`
+}
+
+// countFailure adds a turn to its row (a handful of rows: a linear look).
+func countFailure(rows []FailureRow, code, why string) []FailureRow {
+	for i := range rows {
+		if rows[i].Code == code && rows[i].Why == why {
+			rows[i].Turns++
+			return rows
+		}
+	}
+	return append(rows, FailureRow{Code: code, Why: why, Turns: 1})
 }

@@ -269,3 +269,41 @@ func TestUnheardCodes(t *testing.T) {
 		t.Errorf("always mode lists no codes, got %v", got)
 	}
 }
+
+// TestWhyTurnsFailed: the breakdown accounts for every turn that did not
+// complete, and each reason is the last failure's: a RATE_LIMIT whose
+// Retry-After is over the cap is never retried, whatever came before it
+// (such turns were counted as exhausted when an earlier failure had been
+// retried); AUTH is not retryable under DSH's default policy; a SERVER
+// failure ends a turn only when the step's budget is spent.
+func TestWhyTurnsFailed(t *testing.T) {
+	over := 20000.0
+	env := &Environment{Failures: []Failure{{Code: "RATE_LIMIT", Status: 429, P: 0.2, RetryAfterMs: &Distribution{Fixed: &over}},
+		{Code: "AUTH", Status: 401, P: 0.05}, {Code: "SERVER", Status: 503, P: 0.4}}}
+	p := retry.DefaultPolicy()
+	r := Run(p, env, 1, 2000)
+	total := 0
+	for _, f := range r.Failures {
+		total += f.Turns
+		var ok bool
+		switch f.Code {
+		case "RATE_LIMIT":
+			ok = strings.HasPrefix(f.Why, "not retried: Retry-After over the cap")
+		case "AUTH":
+			ok = strings.HasPrefix(f.Why, "not retried: code not retryable")
+		case "SERVER":
+			ok = f.Why == fmt.Sprintf("exhausted: %d of %d retries", p.MaxRetries, p.MaxRetries)
+		}
+		if !ok {
+			t.Errorf("%d × %s: %s", f.Turns, f.Code, f.Why)
+		}
+	}
+	if want := r.Exhausted + r.FailedAtOnce + r.Aborted; total != want || total == 0 {
+		t.Errorf("the breakdown holds %d turns, want the %d that did not complete", total, want)
+	}
+	for i := 1; i < len(r.Failures); i++ {
+		if r.Failures[i].Turns > r.Failures[i-1].Turns {
+			t.Errorf("rows not the most frequent first: %v", r.Failures)
+		}
+	}
+}

@@ -206,6 +206,17 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(uint6
 	fmt.Fprintf(tw, "  exhausted (error after retries)\t%d\n", r.Exhausted)
 	fmt.Fprintf(tw, "  failed at once (error, no retry)\t%d\n", r.FailedAtOnce)
 	fmt.Fprintf(tw, "  aborted\t%d\n", r.Aborted)
+	for i, f := range r.Failures {
+		label := ""
+		if i == 0 {
+			label = "  why turns failed"
+		}
+		code := f.Code
+		if code == "" {
+			code = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d × %s: %s\n", label, f.Turns, code, f.Why)
+	}
 	fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g)\n", r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi)
 	fmt.Fprintf(tw, "  recovery ms (turns with a failure)\tp50 %s  p90 %s  p99 %s  max %s\n", num(r.RecoveryP50), num(r.RecoveryP90), num(r.RecoveryP99), num(r.RecoveryMax))
 	fmt.Fprintf(tw, "  waits of an exhausted turn, from the policy, ms\t%s … %s\n", num(r.BoundLo), num(r.BoundHi))
@@ -238,6 +249,10 @@ func budgetJSON(name string, r budget.Report) map[string]any {
 		hi = nil // unbounded (always mode)
 	}
 	violations := []map[string]any{} // [] when none, as the text says 0
+	failures := r.Failures
+	if failures == nil {
+		failures = []budget.FailureRow{}
+	}
 	for _, t := range r.Violations {
 		violations = append(violations, map[string]any{"seed": fmt.Sprintf("%#x", t.Seed), "violations": t.Violations})
 	}
@@ -245,6 +260,6 @@ func budgetJSON(name string, r budget.Report) map[string]any {
 		"failedAtOnce": r.FailedAtOnce, "aborted": r.Aborted, "exhaustion": r.Exhaustion,
 		"exhaustionCI95": []float64{r.ExhaustionLo, r.ExhaustionHi}, "attempts": r.Attempts,
 		"recoveryMs": map[string]float64{"p50": r.RecoveryP50, "p90": r.RecoveryP90, "p99": r.RecoveryP99, "max": r.RecoveryMax},
-		"boundsMs":   []any{r.BoundLo, hi}, "amplification": r.Amplification, "violations": violations,
+		"boundsMs":   []any{r.BoundLo, hi}, "amplification": r.Amplification, "violations": violations, "failures": failures,
 		"interrupted": r.Interrupted}
 }
