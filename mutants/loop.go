@@ -127,16 +127,9 @@ func withoutSteers(nodes []loop.SurfaceNode, from int64, keepPrompt bool) []loop
 // every budget with each turn, since budgets are per turn and step.
 func retryWindow(st loop.Step) (loop.StepOutcome, error) {
 	var none loop.StepOutcome
-	req, route, err := st.Prepare(1)
-	if err != nil {
-		return none, err
-	}
-	at, err := st.Stream(req, route)
-	if err != nil {
-		return none, err
-	}
-	if !at.Failed() {
-		return st.Succeed(at)
+	at, out, done, err := firstAttempt(st)
+	if done {
+		return out, err
 	}
 	s := st.Recover(at)
 	if s.Threw != nil {
@@ -174,17 +167,9 @@ func turnInput(a *loop.Agent) (session.UserMessage, bool) {
 // turn's end is written. Whatever they answer, the turn is over; what
 // they write lands after it.
 func recoverAfterTurn(st loop.Step) (loop.StepOutcome, error) {
-	var none loop.StepOutcome
-	req, route, err := st.Prepare(1)
-	if err != nil {
-		return none, err
-	}
-	at, err := st.Stream(req, route)
-	if err != nil {
-		return none, err
-	}
-	if !at.Failed() {
-		return st.Succeed(at)
+	at, out, done, err := firstAttempt(st)
+	if done {
+		return out, err
 	}
 	a := st.Agent()
 	turn, pending := a.OpenTurn(), true
@@ -194,5 +179,23 @@ func recoverAfterTurn(st loop.Step) (loop.StepOutcome, error) {
 			st.Recover(at) // the bug: the listeners run after the turn ended
 		}
 	})
-	return none, &loop.LLMError{Failure: at.Failure()}
+	return out, &loop.LLMError{Failure: at.Failure()} // out: no outcome
+}
+
+// firstAttempt makes the step's first attempt. done: the step is over
+// without a failed attempt to handle (it could not be sent, or it
+// succeeded), and out and err are the step's; otherwise at failed.
+func firstAttempt(st loop.Step) (at *loop.Attempt, out loop.StepOutcome, done bool, err error) {
+	req, route, err := st.Prepare(1)
+	if err != nil {
+		return nil, out, true, err
+	}
+	if at, err = st.Stream(req, route); err != nil {
+		return nil, out, true, err
+	}
+	if !at.Failed() {
+		out, err = st.Succeed(at)
+		return at, out, true, err
+	}
+	return at, out, false, nil
 }

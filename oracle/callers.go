@@ -13,11 +13,10 @@ import (
 // in a turn is on its signal, so none outlasts it; a wait that does (a
 // listener sleeping on a context of its own) shows as time between the
 // cancel and the turn's end, whatever the listener logs.
-func checkCancelAtOnce(r *run) []Violation {
-	rep := &reporter{id: CancelTakesEffectAtOnce}
+func checkCancelAtOnce(r *run, rep *reporter) {
 	f := r.facts
 	if len(f.TimeNs) != len(r.events) {
-		return nil // no exact times: nothing to measure
+		return // no exact times: nothing to measure
 	}
 	lastTurn := 0
 	for _, a := range f.Actions {
@@ -35,7 +34,7 @@ func checkCancelAtOnce(r *run) []Violation {
 				a.Turn, ms(waited), a.Kind, a.Cause, a.Seq)
 		}
 	}
-	return rep.out
+	return
 }
 
 // ms prints virtual nanoseconds as milliseconds, exactly enough.
@@ -47,11 +46,10 @@ func ms(ns int64) string { return fmt.Sprintf("%g", float64(ns)/1e6) }
 // after the first needs some listener's retry). Both are counted where
 // the caller sees them, so a listener that logs no llm/retry is judged
 // the same.
-func checkAttemptsWithinPolicy(r *run) []Violation {
-	rep := &reporter{id: AttemptsWithinPolicy}
+func checkAttemptsWithinPolicy(r *run, rep *reporter) {
 	f := r.facts
 	if len(f.Budgets) == 0 {
-		return nil
+		return
 	}
 	// One pass over the answers: counts per budget, reset at each step
 	// (on the stack for the few listeners a waterfall has).
@@ -87,7 +85,7 @@ func checkAttemptsWithinPolicy(r *run) []Violation {
 	bound := 1
 	for _, b := range f.Budgets {
 		if b.MaxRetries < 0 {
-			return rep.out // an unbounded listener: no bound on the step
+			return // an unbounded listener: no bound on the step
 		}
 		bound += b.MaxRetries
 	}
@@ -104,7 +102,7 @@ func checkAttemptsWithinPolicy(r *run) []Violation {
 		}
 		i = j
 	}
-	return rep.out
+	return
 }
 
 // budgetOf is the index of a listener's budget, or -1.
@@ -121,8 +119,7 @@ func budgetOf(bs []Budget, listener string) int {
 // a failure comes before that failure's turn ended. The loop awaits the
 // waterfall, so only a loop that ends a turn under a running listener (or
 // a listener answering for a turn long gone) breaks it.
-func checkListenerWithinTurn(r *run) []Violation {
-	rep := &reporter{id: ListenerWithinTurn}
+func checkListenerWithinTurn(r *run, rep *reporter) {
 	reported := 0
 	for _, d := range r.facts.Decisions {
 		if d.Turn == 0 || d.Turn == reported {
@@ -134,7 +131,7 @@ func checkListenerWithinTurn(r *run) []Violation {
 				d.Listener, d.Turn, d.Step, d.Seq, end)
 		}
 	}
-	return rep.out
+	return
 }
 
 // times is a count of times, in words a sentence can take.

@@ -187,8 +187,13 @@ func Check(events []session.Event, opts Options) []Violation {
 		st.Add(&events[i])
 	}
 	out := st.violations()
+	// One reporter for all the checks (a check's violations are copied
+	// out before the next one runs): one allocation a run, not one a check.
+	rep := &reporter{}
 	for _, c := range runChecks {
-		out = append(out, c.check(r)...)
+		rep.id, rep.out = c.id, rep.out[:0]
+		c.check(r, rep)
+		out = append(out, rep.out...)
 	}
 	return sortViolations(out)
 }
@@ -218,26 +223,27 @@ func (r *run) at() *positions {
 }
 
 // runChecks are the checks that read a run's facts, each under its
-// invariant's id; Check runs them all after the log-level stream.
+// invariant's id: a check writes to a reporter of that id, so the
+// registry is the one place an id is given. Check runs them all after the
+// log-level stream.
 var runChecks = []struct {
 	id    ID
-	check func(*run) []Violation
+	check func(*run, *reporter)
 }{
-	{OverflowRecoveryBounded, func(r *run) []Violation { return checkOverflowBounded(r) }},
-	{TurnTerminates, func(r *run) []Violation { return checkTerminates(r) }},
-	{CancelledTurnNeverRetries, func(r *run) []Violation { return checkCancelledExact(r) }},
-	{CancelledTurnNeverRetries, func(r *run) []Violation { return checkRequestsAfterCancel(r.facts) }},
+	{OverflowRecoveryBounded, checkOverflowBounded},
+	{TurnTerminates, checkTerminates},
+	{CancelledTurnNeverRetries, checkCancelledExact},
+	{CancelledTurnNeverRetries, checkRequestsAfterCancel},
 	{CancelTakesEffectAtOnce, checkCancelAtOnce},
 	{AttemptsWithinPolicy, checkAttemptsWithinPolicy},
-	{RetryAfterHandledFailure, func(r *run) []Violation { return checkSettledRetries(r.facts) }},
+	{RetryAfterHandledFailure, checkSettledRetries},
 	{ListenerWithinTurn, checkListenerWithinTurn},
-	{NoLostInput, func(r *run) []Violation { return checkNoLostInput(r.events, r.facts) }},
-	{NoLostInput, func(r *run) []Violation { return checkInputsReachRequests(r.events, r.facts) }},
-	{SUTPanic, func(r *run) []Violation {
-		if r.facts.Panic == "" {
-			return nil
+	{NoLostInput, checkNoLostInput},
+	{NoLostInput, checkInputsReachRequests},
+	{SUTPanic, func(r *run, rep *reporter) {
+		if r.facts.Panic != "" {
+			rep.add(0, 0, []int64{int64(len(r.events)) - 1}, "%s", r.facts.Panic)
 		}
-		return []Violation{{Invariant: SUTPanic, Seqs: []int64{int64(len(r.events)) - 1}, Message: r.facts.Panic}}
 	}},
 }
 

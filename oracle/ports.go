@@ -12,11 +12,8 @@ import (
 // checkRequestsAfterCancel is cancelled-turn-never-retries at the port: no
 // model request leaves once a cancel or disposal took effect in its turn,
 // even one whose chunks never reach the log.
-func checkRequestsAfterCancel(facts *Facts) []Violation {
-	r := &reporter{id: CancelledTurnNeverRetries}
-	if facts == nil {
-		return nil
-	}
+func checkRequestsAfterCancel(run *run, r *reporter) {
+	facts := run.facts
 	// Requests and actions are both in Order: one pass over each, with
 	// the turns a cancel has reached so far.
 	var cancelled []Action // the first action of each turn reached, in order
@@ -41,18 +38,15 @@ func checkRequestsAfterCancel(facts *Facts) []Violation {
 				q.Attempt, q.Turn, q.Step, act.Kind, act.Cause, act.Seq)
 		}
 	}
-	return r.out
+	return
 }
 
 // checkSettledRetries is retry-after-handled-failure at the port: a step's
 // next attempt is made only when the waterfall of its failed attempt
 // settled on retry — never on no answer, never on a throw (a thrown
 // recovery produces no action).
-func checkSettledRetries(facts *Facts) []Violation {
-	r := &reporter{id: RetryAfterHandledFailure}
-	if facts == nil {
-		return nil
-	}
+func checkSettledRetries(run *run, r *reporter) {
+	facts := run.facts
 	w := 0
 	var settled *Waterfall // the latest waterfall before the request
 	for i, q := range facts.Requests {
@@ -79,7 +73,7 @@ func checkSettledRetries(facts *Facts) []Violation {
 		}
 		settled = nil // one answer, one retry
 	}
-	return r.out
+	return
 }
 
 // checkInputsReachRequests is no-lost-input at the port: a user's message
@@ -87,11 +81,8 @@ func checkSettledRetries(facts *Facts) []Violation {
 // that turn — a retry re-derives its messages from the history and must
 // not drop one. Requests after a surface replacement in the turn are not
 // checked here: a compaction may fold the message into its checkpoint.
-func checkInputsReachRequests(events []session.Event, facts *Facts) []Violation {
-	r := &reporter{id: NoLostInput}
-	if facts == nil {
-		return nil
-	}
+func checkInputsReachRequests(run *run, r *reporter) {
+	events, facts := run.events, run.facts
 	q := 0
 	turn := 0
 	replaced := false
@@ -128,7 +119,7 @@ func checkInputsReachRequests(events []session.Event, facts *Facts) []Violation 
 		}
 	}
 	check(int64(len(events)))
-	return r.out
+	return
 }
 
 // containsFromEnd is slices.Contains searching from the end: the open

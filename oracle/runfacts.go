@@ -15,8 +15,7 @@ const CompactionListener = "compaction-basic"
 // MaxOverflowRetries since the last model message (the counter also resets
 // when the agent goes idle; a turn's end is taken as that reset, which can
 // only undercount), and each follows a committed change of the surface.
-func checkOverflowBounded(run *run) []Violation {
-	r := &reporter{id: OverflowRecoveryBounded}
+func checkOverflowBounded(run *run, r *reporter) {
 	events, facts := run.events, run.facts
 	d := 0
 	count := 0
@@ -48,7 +47,7 @@ func checkOverflowBounded(run *run) []Violation {
 			}
 		}
 	}
-	return r.out
+	return
 }
 
 // replacedBetween reports a surface replacement in seqs [from, to).
@@ -63,8 +62,7 @@ func replacedBetween(events []session.Event, from, to int64) bool {
 
 // checkTerminates: the run ended by itself (no bound, no stall, no panic)
 // and nothing was appended after a disposal completed.
-func checkTerminates(run *run) []Violation {
-	r := &reporter{id: TurnTerminates}
+func checkTerminates(run *run, r *reporter) {
 	events, facts := run.events, run.facts
 	last := int64(len(events)) - 1
 	if facts.Stopped != "" {
@@ -74,7 +72,7 @@ func checkTerminates(run *run) []Violation {
 	if facts.IdleAfterDisposal >= 0 && facts.IdleAfterDisposal <= last {
 		r.add(0, 0, []int64{facts.IdleAfterDisposal}, "events were appended after disposal completed (the agent went idle disposed at seq %d)", facts.IdleAfterDisposal)
 	}
-	return r.out
+	return
 }
 
 // checkCancelledExact: once a cancel or disposal took effect inside a turn,
@@ -83,8 +81,7 @@ func checkTerminates(run *run) []Violation {
 // cancels that landed in it. Which one is first is not always the first
 // applied: a cancel clears the inbox before it aborts (SPEC 2.8), and a
 // cancel made inside that clearing's splice aborts first.
-func checkCancelledExact(run *run) []Violation {
-	r := &reporter{id: CancelledTurnNeverRetries}
+func checkCancelledExact(run *run, r *reporter) {
 	events, facts, firstChunks := run.events, run.facts, run.firstChunks
 	type mark struct {
 		seq    int64
@@ -139,7 +136,7 @@ func checkCancelledExact(run *run) []Violation {
 			r.add(turn, step, []int64{first.seq, e.Seq}, "%s after the cancel (%s) took effect before seq %d", what, first.cause, first.seq)
 		}
 	}
-	return r.out
+	return
 }
 
 // abortedBeforeDispatch reports a tool call whose result (the next
@@ -169,11 +166,8 @@ func reason(r *session.TurnEndReason) string {
 // splice, or a claim by a turn that aborted before the message entered a
 // step (DSH loses such a message, and the claim is its only trace), or it
 // is still in the inbox when the run ends.
-func checkNoLostInput(events []session.Event, facts *Facts) []Violation {
-	r := &reporter{id: NoLostInput}
-	if facts == nil {
-		return nil
-	}
+func checkNoLostInput(run *run, r *reporter) {
+	events, facts := run.events, run.facts
 	type fate struct {
 		inserted, entered int
 		insertSeq         int64
@@ -247,5 +241,5 @@ func checkNoLostInput(events []session.Event, facts *Facts) []Violation {
 			r.add(0, 0, []int64{f.insertSeq}, "input %s was taken from the inbox but never entered the history, and its removal is not recorded", in.ID)
 		}
 	}
-	return r.out
+	return
 }
