@@ -1,6 +1,8 @@
 package budget
 
 import (
+	"fmt"
+
 	"github.com/turnsim/turnsim/internal/atomicfile"
 
 	"github.com/turnsim/turnsim/faults"
@@ -39,8 +41,31 @@ func (c Config) Check(tb TB, seed uint64, runs int, bounds ...string) Report {
 }
 
 // Trace runs turn seed again and writes its v1 session log to path, for
-// simrun check and replay tooling.
+// simrun check and replay tooling. Under a timed environment the turn is
+// placed at 0 ms of seed's horizon; TraceTurn places a run's turn where it
+// ran.
 func (c Config) Trace(seed uint64, path string) error {
-	s, opts := c.world(seed)
+	var s *sim.Scenario
+	var opts sim.Options
+	if c.Env.Timed() {
+		s, opts = c.timedWorld(newTimeline(c.Env, seed), 0, seed)
+	} else {
+		s, opts = c.world(seed, c.turnOutages())
+	}
+	return atomicfile.Write(path, faults.LogBytes(sim.RunWith(s, opts)))
+}
+
+// TraceTurn writes the v1 session log of turn index of the run from seed
+// first (Turn.Index): turn first+index of a per-turn environment, or the
+// index-th arrival of first's horizon, among the incidents it met there.
+func (c Config) TraceTurn(first uint64, index int, path string) error {
+	if !c.Env.Timed() {
+		return c.Trace(first+uint64(index), path)
+	}
+	tl := newTimeline(c.Env, first)
+	if index < 0 || index >= len(tl.arrivals) {
+		return fmt.Errorf("turn %d: the horizon from seed %#x has %d turns", index, first, len(tl.arrivals))
+	}
+	s, opts := c.timedWorld(tl, tl.arrivals[index], first+uint64(index))
 	return atomicfile.Write(path, faults.LogBytes(sim.RunWith(s, opts)))
 }

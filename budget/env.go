@@ -21,7 +21,9 @@ type Environment struct {
 	// Failures fail each request independently: entry i with probability
 	// P, checked in order (the first that fires is the failure).
 	Failures []Failure `json:"failures"`
-	// Outages fail every request from FromMs for ForMs of virtual time.
+	// Outages fail every request from FromMs for ForMs of virtual time:
+	// of each turn's, or, with a horizon, of the horizon's (a scheduled
+	// outage that hits the turns running then).
 	Outages []Outage `json:"outages"`
 	// Bursts, when set, make failures come in bursts: a two-state
 	// (good/bad) Markov chain stepped before every request, starting good;
@@ -35,6 +37,12 @@ type Environment struct {
 	// whose history is larger (natural overflow), which compaction can
 	// recover from.
 	Workload *Workload `json:"workload"`
+	// HorizonMs, when set, makes the environment one stretch of virtual
+	// time (horizon.go): turns arrive over it as Arrivals says, and
+	// Incidents arrive and last as a process over it.
+	HorizonMs float64        `json:"horizonMs"`
+	Arrivals  *Arrivals      `json:"arrivals"`
+	Incidents []IncidentKind `json:"incidents"`
 }
 
 // Workload is the shape of a turn.
@@ -170,6 +178,9 @@ func ParseEnvironment(raw []byte) (*Environment, error) {
 			return nil, fmt.Errorf("workload.contextWindow: must not be negative, got %d", w.ContextWindow)
 		}
 	}
+	if err := env.validateHorizon(); err != nil {
+		return nil, err
+	}
 	for i, o := range env.Outages {
 		switch {
 		case o.Code == "":
@@ -263,7 +274,7 @@ func ParseOutageFlag(s string) (Outage, error) {
 }
 
 // Codes are the failure codes the environment can produce: its failures',
-// its bursts', its outages', and CONTEXT_WINDOW_EXCEEDED when its workload
+// its bursts', its outages', its incidents', and CONTEXT_WINDOW_EXCEEDED when its workload
 // has a context window, each once, in that order.
 func (e *Environment) Codes() []string {
 	var codes []string
@@ -282,6 +293,9 @@ func (e *Environment) Codes() []string {
 	}
 	for _, o := range e.Outages {
 		add(o.Code)
+	}
+	for _, k := range e.Incidents {
+		add(k.Code)
 	}
 	if w := e.Workload; w != nil && w.ContextWindow > 0 {
 		add("CONTEXT_WINDOW_EXCEEDED")

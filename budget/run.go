@@ -26,8 +26,21 @@ type Turn struct {
 	RecoveryMs float64 // from the first failed attempt to the turn's end; 0 without one
 	Violations []oracle.Violation
 	// Code and Why say why a turn did not complete: the failure code it
-	// ended with (none for an abort), and the reason (WhyFailed).
+	// ended with (none for an abort), and the reason (whyFailed).
 	Code, Why string
+	// DurationMs is the virtual time from the turn's start to its end;
+	// FirstFailed says its first attempt failed.
+	DurationMs  float64
+	FirstFailed bool
+	// Under a timed environment: when the turn began on the horizon,
+	// whether its first request ran inside an incident, and the incidents
+	// (indexes into the report's Timeline.Incidents, in order) that failed
+	// any of its attempts.
+	Index           int // the turn's place in its run (TraceTurn)
+	StartMs         float64
+	FirstInIncident bool
+	Incidents       []int
+	finishes        int // attempts ended so far, while reading the log
 }
 
 // Config is what a budget is measured on: the route's policy (nil: none),
@@ -62,8 +75,31 @@ func RunTurn(p *loop.RetryPolicy, env *Environment, seed uint64) Turn {
 }
 
 // Turn runs turn seed under the configuration, checked by the oracle.
+// Under a timed environment it runs the turn as if it began at 0 ms of the
+// horizon (Run places each turn at its arrival).
 func (c Config) Turn(seed uint64) Turn {
-	s, opts := c.world(seed)
+	if c.Env.Timed() {
+		return c.timedTurn(newTimeline(c.Env, seed), 0, seed)
+	}
+	t, _ := c.runTurn(seed, c.turnOutages())
+	return t
+}
+
+// turnOutages are a per-turn environment's outages, in each turn's time.
+func (c Config) turnOutages() []sim.Outage {
+	if c.Env == nil {
+		return nil
+	}
+	var out []sim.Outage
+	for _, o := range c.Env.Outages {
+		out = append(out, sim.Outage{FromMs: o.FromMs, ToMs: o.FromMs + o.ForMs, Fail: *failure(o.Code, o.Status)})
+	}
+	return out
+}
+
+// runTurn runs turn seed with these outages, checked by the oracle.
+func (c Config) runTurn(seed uint64, outages []sim.Outage) (Turn, *sim.Result) {
+	s, opts := c.world(seed, outages)
 	res, vs := faults.Check(s, opts)
 	t := Turn{Seed: seed, Attempts: len(res.Requests), Violations: vs}
 	first := -1
@@ -72,6 +108,12 @@ func (c Config) Turn(seed uint64) Turn {
 	for i := range res.Events {
 		switch d := res.Events[i].Data.(type) {
 		case *session.AssistantChunk:
+			if d.Chunk.Type == session.ChunkFinish && t.finishes == 0 {
+				t.FirstFailed = d.Chunk.Failed()
+			}
+			if d.Chunk.Type == session.ChunkFinish {
+				t.finishes++
+			}
 			if d.Chunk.Failed() {
 				if first < 0 {
 					first = i
@@ -85,6 +127,7 @@ func (c Config) Turn(seed uint64) Turn {
 			retries++
 		case *session.TurnEnd:
 			t.End = d.Reason.Kind
+			t.DurationMs = float64(res.Facts.TimeNs[i]) / 1e6
 			if first >= 0 {
 				t.RecoveryMs = float64(res.Facts.TimeNs[i]-res.Facts.TimeNs[first]) / 1e6
 			}
@@ -94,7 +137,7 @@ func (c Config) Turn(seed uint64) Turn {
 		}
 	}
 	t.Why = whyFailed(c.Policy, t.End, retries, last)
-	return t
+	return t, res
 }
 
 // whyFailed is why a turn that did not complete did not, read from its
@@ -137,7 +180,7 @@ func whyFailed(p *loop.RetryPolicy, end string, retries int, last *session.LlmFa
 // author's listeners in it. Failures are drawn from the seed's own stream
 // and jitter from another, so the same seed meets the same failures
 // whatever the policy: policies compare on equal terms.
-func (c Config) world(seed uint64) (*sim.Scenario, sim.Options) {
+func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Options) {
 	p, env := c.Policy, c.Env
 	if env == nil {
 		env = &Environment{}
@@ -210,9 +253,7 @@ func (c Config) world(seed uint64) (*sim.Scenario, sim.Options) {
 		s.Compaction = c.Compaction
 		s.ListenerOrder = c.order()
 	}
-	for _, o := range env.Outages {
-		s.Outages = append(s.Outages, sim.Outage{FromMs: o.FromMs, ToMs: o.FromMs + o.ForMs, Fail: *failure(o.Code, o.Status)})
-	}
+	s.Outages = outages
 	opts := sim.Options{Listeners: c.Listeners}
 	if len(c.Listeners) > 0 {
 		base := []string{sim.ListenerRetry}
@@ -260,6 +301,10 @@ type Report struct {
 	// Interrupted says the run stopped before the turns it was asked for:
 	// Turns is then the number it ran, and every figure is over those.
 	Interrupted bool
+	// Timeline is what a timed environment's horizon held (nil for a
+	// per-turn environment); its design effect widens the exhaustion
+	// interval above.
+	Timeline *TimelineReport
 }
 
 // Run runs turns seed … seed+runs-1 and reports.
@@ -271,54 +316,84 @@ func Run(p *loop.RetryPolicy, env *Environment, seed uint64, runs int) Report {
 func (c Config) Run(seed uint64, runs int) Report { return c.RunUntil(seed, runs, nil) }
 
 // RunUntil is Run that stops early, between turns, once stopped (when
-// not nil) says so; the report then covers the turns run.
+// not nil) says so; the report then covers the turns run. Under a timed
+// environment the turns are those that arrive over its horizon, drawn from
+// seed (turn i on seed seed+i), and runs is not read.
 func (c Config) RunUntil(seed uint64, runs int, stopped func() bool) Report {
-	r := Report{Attempts: make([]int, 2)}
-	var recovery []float64
-	requests := 0
+	if c.Env.Timed() {
+		return c.runHorizon(seed, stopped)
+	}
+	var tally tally
 	for i := range runs {
 		if stopped != nil && stopped() {
-			r.Interrupted = true
+			tally.interrupted = true
 			break
 		}
-		r.Turns++
 		t := c.Turn(seed + uint64(i))
-		switch {
-		case t.End == session.EndCompleted:
-			r.Completed++
-		case t.End == session.EndError && t.Retried:
-			r.Exhausted++
-		case t.End == session.EndError:
-			r.FailedAtOnce++
-		default:
-			r.Aborted++
-		}
-		for len(r.Attempts) <= t.Attempts {
-			r.Attempts = append(r.Attempts, 0)
-		}
-		r.Attempts[t.Attempts]++
-		requests += t.Attempts
-		if t.RecoveryMs > 0 || t.Attempts > 1 || t.End == session.EndError {
-			recovery = append(recovery, t.RecoveryMs)
-		}
-		if len(t.Violations) > 0 {
-			r.Violations = append(r.Violations, t)
-		}
-		if t.Why != "" {
-			r.Failures = countFailure(r.Failures, t.Code, t.Why)
-		}
+		t.Index = i
+		tally.add(t)
 	}
+	return tally.report(c)
+}
+
+// tally adds turns up into a report.
+type tally struct {
+	r           Report
+	recovery    []float64
+	requests    int
+	interrupted bool
+}
+
+func (a *tally) add(t Turn) {
+	r := &a.r
+	r.Turns++
+	switch {
+	case t.End == session.EndCompleted:
+		r.Completed++
+	case t.End == session.EndError && t.Retried:
+		r.Exhausted++
+	case t.End == session.EndError:
+		r.FailedAtOnce++
+	default:
+		r.Aborted++
+	}
+	if len(r.Attempts) < 2 {
+		r.Attempts = make([]int, 2)
+	}
+	for len(r.Attempts) <= t.Attempts {
+		r.Attempts = append(r.Attempts, 0)
+	}
+	r.Attempts[t.Attempts]++
+	a.requests += t.Attempts
+	if t.RecoveryMs > 0 || t.Attempts > 1 || t.End == session.EndError {
+		a.recovery = append(a.recovery, t.RecoveryMs)
+	}
+	if len(t.Violations) > 0 {
+		r.Violations = append(r.Violations, t)
+	}
+	if t.Why != "" {
+		r.Failures = countFailure(r.Failures, t.Code, t.Why)
+	}
+}
+
+// report is the figures over the turns added.
+func (a *tally) report(c Config) Report {
+	r := a.r
+	if r.Attempts == nil {
+		r.Attempts = make([]int, 2)
+	}
+	r.Interrupted = a.interrupted
 	slices.SortStableFunc(r.Failures, func(a, b FailureRow) int {
 		if a.Turns != b.Turns {
 			return b.Turns - a.Turns
 		}
 		return strings.Compare(a.Code+"\x00"+a.Why, b.Code+"\x00"+b.Why)
 	})
-	runs = r.Turns
+	runs := r.Turns
 	errors := r.Exhausted + r.FailedAtOnce
 	r.Exhaustion = float64(errors) / float64(max(runs, 1))
 	r.ExhaustionLo, r.ExhaustionHi = Wilson(errors, runs, 1.96)
-	rec := sorted(recovery)
+	rec := sorted(a.recovery)
 	r.RecoveryHistogram = histogram(rec, 20)
 	r.RecoveryP50, r.RecoveryP90, r.RecoveryP99 = Percentile(rec, 0.5), Percentile(rec, 0.9), Percentile(rec, 0.99)
 	if len(rec) > 0 {
@@ -329,7 +404,7 @@ func (c Config) RunUntil(seed uint64, runs int, stopped func() bool) Report {
 	if c.Env != nil && c.Env.Workload != nil {
 		steps += c.Env.Workload.ToolSteps
 	}
-	r.Amplification = float64(requests) / float64(max(runs, 1)*steps)
+	r.Amplification = float64(a.requests) / float64(max(runs, 1)*steps)
 	return r
 }
 

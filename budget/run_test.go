@@ -82,7 +82,7 @@ func TestParseEnvironmentErrors(t *testing.T) {
 		{"a probability above one", `{"failures":[{"code":"SERVER","p":1.5}]}`, "failures[0].p: must be in [0,1], got 1.5"},
 		{"a failure without a code", `{"failures":[{"p":0.1}]}`, "failures[0].code: missing"},
 		{"an empty outage", `{"outages":[{"code":"SERVER","fromMs":0,"forMs":0}]}`, "outages[0].forMs: must be > 0, got 0"},
-		{"an unknown field", `{"failure":[]}`, `invalid environment: failure: unknown field (known: failures, outages, bursts, latencyMs, workload)`},
+		{"an unknown field", `{"failure":[]}`, `invalid environment: failure: unknown field (known: failures, outages, bursts, latencyMs, workload, horizonMs, arrivals, incidents)`},
 		{"an unknown field deep inside: its whole path (it once gave only its name)", `{"failures":[{"code":"SERVER","p":0.1},{"code":"AUTH","prob":0.1}]}`,
 			`invalid environment: failures[1].prob: unknown field (known: code, status, p, retryAfterMs)`},
 		{"a value of the wrong kind: its index too", `{"failures":[{"code":"SERVER","p":"high"}]}`, `invalid environment: failures[0].p: must be a number, got a string "high"`},

@@ -11,12 +11,15 @@ import (
 // standard normal deviations (1.96 for 95%). Unlike the normal
 // approximation it stays inside [0,1] and is not empty at k = 0, which is
 // where budgets live (exhaustion rates of 1e-4 and below).
-func Wilson(k, n int, z float64) (lo, hi float64) {
-	if n == 0 {
+func Wilson(k, n int, z float64) (lo, hi float64) { return wilson(float64(k), float64(n), z) }
+
+// wilson is Wilson's interval for k of n where both may be fractional: an
+// effective count, a count divided by a design effect.
+func wilson(k, nf, z float64) (lo, hi float64) {
+	if !(nf > 0) {
 		return 0, 1
 	}
-	p := float64(k) / float64(n)
-	nf := float64(n)
+	p := k / nf
 	den := 1 + z*z/nf
 	centre := (p + z*z/(2*nf)) / den
 	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den

@@ -3,6 +3,7 @@ package simrun
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -66,7 +67,8 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	seed := fs.String("seed", "1", "the first turn's seed; turn i uses seed+i under every policy")
 	asJSON := fs.Bool("json", false, "print one JSON report per policy")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML page of the reports here")
-	trace := fs.String("trace", "", "with one --policy and --runs 1: write that turn's v1 session log here")
+	trace := fs.String("trace", "", "with one --policy and --runs 1 (or --turn N under a horizon): write that turn's v1 session log here")
+	turn := fs.Int("turn", -1, "with --trace under an environment with a horizon: the turn, by its number in the run")
 	var asserts repeated
 	fs.Var(&asserts, "assert", "FIGURE<BOUND (or <=, >, >=) that every policy's report must keep, e.g. exhaustion<0.001 (repeatable)")
 	rest, err := parseInterspersed(fs, args)
@@ -88,6 +90,8 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	if *runs < 1 {
 		return fail("--runs must be at least 1")
 	}
+	runsSet := false
+	fs.Visit(func(f *flag.Flag) { runsSet = runsSet || f.Name == "runs" })
 	first, err := parseSeed(*seed)
 	if err != nil {
 		return fail("--seed: %v", err)
@@ -112,6 +116,9 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		env.Outages = append(env.Outages, parsed)
 	}
+	if env.Timed() && runsSet {
+		return fail("--runs: the environment has a horizon (horizonMs): its turns are those that arrive over it")
+	}
 	var checks []budget.Bound
 	for _, a := range asserts {
 		c, err := budget.ParseBound(a)
@@ -135,12 +142,22 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		resolved = append(resolved, c)
 	}
 	if *trace != "" {
-		if len(resolved) != 1 || *runs != 1 {
+		switch {
+		case env.Timed() && (len(resolved) != 1 || *turn < 0):
+			return fail("--trace writes one turn's log: give one --policy and the turn, --turn N (the environment has a horizon)")
+		case env.Timed():
+			if err := resolved[0].TraceTurn(first, *turn, *trace); err != nil {
+				return fail("--trace: %v", err)
+			}
+			return exitClean
+		case len(resolved) != 1 || *runs != 1:
 			return fail("--trace writes one turn's log: give one --policy and --runs 1")
 		}
 		if err := resolved[0].Trace(first, *trace); err != nil {
 			return fail("--trace: %v", err)
 		}
+	} else if *turn >= 0 {
+		return fail("--turn names the turn --trace writes: give --trace FILE")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -159,12 +176,21 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			b, _ := json.Marshal(budgetJSON(policies[i], r))
 			fmt.Fprintf(stdout, "%s\n", b)
 		} else {
-			reproduce := func(seed uint64) string {
+			reproduce := func(t budget.Turn) string {
 				line := fmt.Sprintf("simrun budget --policy %s", policies[i])
 				if *envFile != "" {
 					line += " --env " + *envFile
 				}
-				return line + fmt.Sprintf(" --seed %#x --runs 1 --trace turn.jsonl && simrun check --view turn.jsonl", seed)
+				for _, f := range fails {
+					line += " --fail " + f
+				}
+				for _, o := range outages {
+					line += " --outage " + o
+				}
+				if env.Timed() {
+					return line + fmt.Sprintf(" --seed %#x --turn %d --trace turn.jsonl && simrun check --view turn.jsonl", first, t.Index)
+				}
+				return line + fmt.Sprintf(" --seed %#x --runs 1 --trace turn.jsonl && simrun check --view turn.jsonl", t.Seed)
 			}
 			printBudget(stdout, policies[i], r, reproduce)
 		}
@@ -194,11 +220,13 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-func printBudget(w io.Writer, name string, r budget.Report, reproduce func(uint64) string) {
+func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budget.Turn) string) {
 	fmt.Fprintf(w, "policy %s\n", name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if r.Interrupted {
 		fmt.Fprintf(tw, "  turns\t%d (interrupted: every figure is over these)\n", r.Turns)
+	} else if r.Timeline != nil {
+		fmt.Fprintf(tw, "  turns\t%d, arrived over %s of virtual time\n", r.Turns, span(r.Timeline.HorizonMs))
 	} else {
 		fmt.Fprintf(tw, "  turns\t%d\n", r.Turns)
 	}
@@ -217,7 +245,12 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(uint6
 		}
 		fmt.Fprintf(tw, "%s\t%d × %s: %s\n", label, f.Turns, code, f.Why)
 	}
-	fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g)\n", r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi)
+	if tl := r.Timeline; tl != nil && tl.DesignEffect > 1 {
+		fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g, widened %.3g× for turns an incident failed together)\n",
+			r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi, math.Sqrt(tl.DesignEffect))
+	} else {
+		fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g)\n", r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi)
+	}
 	fmt.Fprintf(tw, "  recovery ms (turns with a failure)\tp50 %s  p90 %s  p99 %s  max %s\n", num(r.RecoveryP50), num(r.RecoveryP90), num(r.RecoveryP99), num(r.RecoveryMax))
 	fmt.Fprintf(tw, "  waits of an exhausted turn, from the policy, ms\t%s … %s\n", num(r.BoundLo), num(r.BoundHi))
 	fmt.Fprintf(tw, "  amplification\t%.4g × the fault-free world's requests\n", r.Amplification)
@@ -229,10 +262,13 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(uint6
 	}
 	fmt.Fprintf(tw, "  attempts per turn\t%s\n", strings.Join(hist, "  "))
 	fmt.Fprintf(tw, "  violations\t%d\n", len(r.Violations))
+	if r.Timeline != nil {
+		printTimeline(tw, r.Timeline)
+	}
 	tw.Flush()
 	for _, t := range r.Violations {
 		v := faults.Principal(t.Violations)
-		fmt.Fprintf(w, "  seed %#x: %s: %s\n    reproduce: %s\n", t.Seed, v.Invariant, v.Message, reproduce(t.Seed))
+		fmt.Fprintf(w, "  seed %#x: %s: %s\n    reproduce: %s\n", t.Seed, v.Invariant, v.Message, reproduce(t))
 	}
 }
 
@@ -256,10 +292,14 @@ func budgetJSON(name string, r budget.Report) map[string]any {
 	for _, t := range r.Violations {
 		violations = append(violations, map[string]any{"seed": fmt.Sprintf("%#x", t.Seed), "violations": t.Violations})
 	}
-	return map[string]any{"policy": name, "turns": r.Turns, "completed": r.Completed, "exhausted": r.Exhausted,
+	out := map[string]any{"policy": name, "turns": r.Turns, "completed": r.Completed, "exhausted": r.Exhausted,
 		"failedAtOnce": r.FailedAtOnce, "aborted": r.Aborted, "exhaustion": r.Exhaustion,
 		"exhaustionCI95": []float64{r.ExhaustionLo, r.ExhaustionHi}, "attempts": r.Attempts,
 		"recoveryMs": map[string]float64{"p50": r.RecoveryP50, "p90": r.RecoveryP90, "p99": r.RecoveryP99, "max": r.RecoveryMax},
 		"boundsMs":   []any{r.BoundLo, hi}, "amplification": r.Amplification, "violations": violations, "failures": failures,
 		"interrupted": r.Interrupted}
+	if r.Timeline != nil { // a per-turn environment's report is as it was
+		out["timeline"] = r.Timeline
+	}
+	return out
 }

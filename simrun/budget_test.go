@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestBudgetComparesPolicies: two policies on the same seeds; the one
@@ -105,5 +107,29 @@ func TestBudgetStrictInputs(t *testing.T) {
 	}
 	if !strings.Contains(out, `"violations":[]`) || strings.Contains(out, "null") {
 		t.Errorf("--json: %s", out)
+	}
+}
+
+// TestBudgetPerTurnFiguresKept: per-turn environments report what they
+// did before environments over time existed — the files are simrun
+// budget --json of commit 4d18a55, byte for byte, on the same seeds.
+func TestBudgetPerTurnFiguresKept(t *testing.T) {
+	t.Chdir("..") // the module's root, where the files were made: a report names its policy file as given
+	for _, c := range []struct{ env, policy string }{
+		{"server-20pct", "default"},
+		{"outage-20s", "default"},
+		{"overflow-workload", "examples/budget/compaction-bundle.json"},
+	} {
+		want, err := os.ReadFile(filepath.Join("simrun", "testdata", "budget-per-turn", c.env+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, got, errOut := simrun("budget", "--policy", c.policy, "--env", "examples/budget/"+c.env+".json", "--runs", "3000", "--seed", "7", "--json")
+		if status != exitClean {
+			t.Fatalf("%s: status %d: %s", c.env, status, errOut)
+		}
+		if diff := cmp.Diff(string(want), got); diff != "" {
+			t.Errorf("%s: the report changed (-want +got):\n%s", c.env, diff)
+		}
 	}
 }

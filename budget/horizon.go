@@ -1,0 +1,160 @@
+package budget
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/turnsim/turnsim/loop/session"
+)
+
+// An environment with a horizon is one stretch of virtual time rather than
+// many worlds that each start at 0 ms: turns arrive over it, incidents come
+// and go over it, and a turn meets whatever is happening while its
+// requests run. Its independent failures, bursts, latency and workload
+// apply to each turn as in a per-turn environment.
+
+// Arrivals is when turns begin: Poisson arrivals at PerMinute, or at the
+// rates of a Schedule (a day's traffic that rises and falls).
+type Arrivals struct {
+	PerMinute float64 `json:"perMinute"`
+	Schedule  []Rate  `json:"schedule"`
+}
+
+// Rate is a schedule's rate from FromMs until the next entry's FromMs
+// (the last one to the horizon's end); before the first entry no turn
+// arrives.
+type Rate struct {
+	FromMs    float64 `json:"fromMs"`
+	PerMinute float64 `json:"perMinute"`
+}
+
+// IncidentKind is a kind of incident that arrives as a Poisson process at
+// PerHour over the horizon and lasts ForMs (drawn for each incident):
+// while it lasts, every request fails with Code (and Status), carrying a
+// Retry-After drawn once per incident when RetryAfterMs is set. Incidents
+// are in progress at the horizon's start as often as at any other time
+// (the process is stationary), and may overlap.
+type IncidentKind struct {
+	PerHour      float64       `json:"perHour"`
+	ForMs        *Distribution `json:"forMs"`
+	Code         string        `json:"code"`
+	Status       int           `json:"status"`
+	RetryAfterMs *Distribution `json:"retryAfterMs"`
+}
+
+// maxTurns bounds a horizon's expected turns, so that a rate in the wrong
+// unit is refused rather than run for hours.
+const maxTurns = 5_000_000
+
+// Timed reports whether the environment is a stretch of virtual time.
+func (e *Environment) Timed() bool { return e != nil && e.HorizonMs > 0 }
+
+// validateHorizon checks the fields of a timed environment, and that an
+// untimed one sets none of them.
+func (e *Environment) validateHorizon() error {
+	if e.HorizonMs == 0 {
+		switch {
+		case e.Arrivals != nil:
+			return fmt.Errorf("arrivals: needs horizonMs, the stretch of virtual time turns arrive over")
+		case len(e.Incidents) > 0:
+			return fmt.Errorf("incidents: needs horizonMs, the stretch of virtual time incidents arrive over")
+		}
+		return nil
+	}
+	if !(e.HorizonMs > 0) || e.HorizonMs > 366*24*3600e3 {
+		return fmt.Errorf("horizonMs: must be > 0 and at most a year, got %v", e.HorizonMs)
+	}
+	a := e.Arrivals
+	if a == nil {
+		return fmt.Errorf("arrivals: missing: a horizon needs turns arriving over it ({\"perMinute\": 30})")
+	}
+	switch {
+	case len(a.Schedule) == 0 && !(a.PerMinute > 0):
+		return fmt.Errorf("arrivals: needs perMinute > 0 or a schedule")
+	case len(a.Schedule) > 0 && a.PerMinute != 0:
+		return fmt.Errorf("arrivals: give perMinute or schedule, not both")
+	case !(a.PerMinute >= 0):
+		return fmt.Errorf("arrivals.perMinute: must be > 0, got %v", a.PerMinute)
+	}
+	for i, r := range a.Schedule {
+		switch {
+		case !(r.FromMs >= 0) || r.FromMs >= e.HorizonMs:
+			return fmt.Errorf("arrivals.schedule[%d].fromMs: must be in [0, horizonMs), got %v", i, r.FromMs)
+		case i > 0 && !(r.FromMs > a.Schedule[i-1].FromMs):
+			return fmt.Errorf("arrivals.schedule[%d].fromMs: must be after schedule[%d]'s %v, got %v", i, i-1, a.Schedule[i-1].FromMs, r.FromMs)
+		case !(r.PerMinute >= 0):
+			return fmt.Errorf("arrivals.schedule[%d].perMinute: must be ≥ 0, got %v", i, r.PerMinute)
+		}
+	}
+	if n := e.expectedTurns(); n > maxTurns {
+		return fmt.Errorf("arrivals: %.0f turns expected over the horizon, more than the %d a run takes: is the rate per minute?", n, maxTurns)
+	}
+	for i, k := range e.Incidents {
+		at := fmt.Sprintf("incidents[%d]", i)
+		switch {
+		case !(k.PerHour > 0) || k.PerHour > 3600:
+			return fmt.Errorf("%s.perHour: must be in (0, 3600], got %v", at, k.PerHour)
+		case k.ForMs == nil:
+			return fmt.Errorf("%s.forMs: missing: how long an incident lasts ({\"fixed\": 30000})", at)
+		case k.Code == "":
+			return fmt.Errorf("%s.code: missing", at)
+		case k.Status != 0 && !session.ValidStatus(k.Status):
+			return fmt.Errorf("%s.status: must be an HTTP status in 100..599, got %d", at, k.Status)
+		}
+		if err := k.ForMs.validate(at + ".forMs"); err != nil {
+			return err
+		}
+		if m := k.ForMs.mean(); m > e.HorizonMs {
+			return fmt.Errorf("%s.forMs: a mean of %v ms is longer than the horizon", at, m)
+		}
+		if k.RetryAfterMs != nil {
+			if err := k.RetryAfterMs.validate(at + ".retryAfterMs"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// expectedTurns is the mean number of arrivals over the horizon.
+func (e *Environment) expectedTurns() float64 {
+	a := e.Arrivals
+	if len(a.Schedule) == 0 {
+		return a.PerMinute * e.HorizonMs / 60e3
+	}
+	n := 0.0
+	for i, r := range a.Schedule {
+		end := e.HorizonMs
+		if i+1 < len(a.Schedule) {
+			end = a.Schedule[i+1].FromMs
+		}
+		n += r.PerMinute * (end - r.FromMs) / 60e3
+	}
+	return n
+}
+
+// mean is the distribution's expected value.
+func (d *Distribution) mean() float64 {
+	switch {
+	case d.Fixed != nil:
+		return *d.Fixed
+	case d.Uniform != nil:
+		return (d.Uniform[0] + d.Uniform[1]) / 2
+	}
+	return *d.Exponential
+}
+
+// drawLengthBiased samples a value with density proportional to x·f(x),
+// from two uniforms: the length of the incident a random instant falls in
+// (longer ones are likelier to be in progress).
+func (d *Distribution) drawLengthBiased(u1, u2 float64) float64 {
+	switch {
+	case d.Fixed != nil:
+		return *d.Fixed
+	case d.Uniform != nil:
+		lo, hi := d.Uniform[0], d.Uniform[1]
+		return math.Sqrt(lo*lo + u1*(hi*hi-lo*lo))
+	}
+	// Length-biasing an exponential gives a Gamma(2) of the same scale.
+	return *d.Exponential * (-math.Log1p(-u1) - math.Log1p(-u2))
+}

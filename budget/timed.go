@@ -1,0 +1,274 @@
+package budget
+
+import (
+	"math"
+	"slices"
+
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// firstWindow is how much of the horizon after its start a turn's world is
+// first given incidents for; a turn still making requests past it is run
+// again with twice the window (the result is the same either way for one
+// that is not: a request never meets an incident that starts after it).
+const firstWindow = 10 * 60e3
+
+// timedTurn runs the turn that begins at ms at of tl's horizon: its world's
+// outages are the incidents in progress while it runs.
+func (c Config) timedTurn(tl *timeline, at float64, seed uint64) Turn {
+	t, _ := c.timedRun(tl, at, seed)
+	return t
+}
+
+// timedWorld is the world timedTurn ran, for a trace.
+func (c Config) timedWorld(tl *timeline, at float64, seed uint64) (*sim.Scenario, sim.Options) {
+	_, window := c.timedRun(tl, at, seed)
+	outages, _ := tl.outagesFor(at, window)
+	return c.world(seed, outages)
+}
+
+func (c Config) timedRun(tl *timeline, at float64, seed uint64) (Turn, float64) {
+	for window := firstWindow; ; window *= 2 {
+		outages, index := tl.outagesFor(at, window)
+		t, res := c.runTurn(seed, outages)
+		if n := len(res.Requests); n > 0 && res.Requests[n-1].TimeMs >= window && window < 1e12 {
+			continue
+		}
+		t.StartMs = at
+		for k, req := range res.Requests {
+			i := slices.IndexFunc(outages, func(o sim.Outage) bool { return req.TimeMs >= o.FromMs && req.TimeMs < o.ToMs })
+			if i < 0 {
+				continue
+			}
+			if k == 0 {
+				t.FirstInIncident = true
+			}
+			if !slices.Contains(t.Incidents, index[i]) {
+				t.Incidents = append(t.Incidents, index[i])
+			}
+		}
+		return t, window
+	}
+}
+
+// TimelineReport is what a policy met over a horizon.
+type TimelineReport struct {
+	HorizonMs float64 `json:"horizonMs"`
+	// Incidents are every incident that began before the horizon's end
+	// (or hit a turn that ran past it), in order of start, with what each
+	// did to the turns it hit.
+	Incidents []IncidentReport `json:"incidents"`
+	// Arrived and Failed count turns by minute of virtual time: those
+	// that began in it, and those that ended in it without completing.
+	Arrived []int `json:"arrivedPerMinute"`
+	Failed  []int `json:"failedPerMinute"`
+	// DesignEffect is how much wider turns that fail together make the
+	// exhaustion interval (see designEffect): 1 when no incident hit a turn.
+	DesignEffect float64 `json:"designEffect"`
+	// Checks compare observed shares with what follows analytically from
+	// the environment, where that is exact.
+	Checks []CrossCheck `json:"checks"`
+}
+
+// IncidentReport is one incident and the turns it hit: those with an
+// attempt it failed. Carried are those that completed anyway; Failed
+// those that did not; LongestRecoveryMs is the longest recovery among them.
+type IncidentReport struct {
+	Incident
+	TurnsHit          int     `json:"turnsHit"`
+	Carried           int     `json:"carried"`
+	Failed            int     `json:"failed"`
+	LongestRecoveryMs float64 `json:"longestRecoveryMs"`
+}
+
+// CrossCheck is an observed share, its 95% interval, and the share the
+// environment implies; Holds says the interval contains it.
+type CrossCheck struct {
+	What     string  `json:"what"`
+	K        int     `json:"k"`
+	N        int     `json:"n"`
+	Observed float64 `json:"observed"`
+	Lo       float64 `json:"lo"`
+	Hi       float64 `json:"hi"`
+	Analytic float64 `json:"analytic"`
+	Holds    bool    `json:"holds"`
+}
+
+// runHorizon runs every turn that arrives over the environment's horizon
+// drawn from seed, in order of arrival, turn i on seed seed+i.
+func (c Config) runHorizon(seed uint64, stopped func() bool) Report {
+	tl := newTimeline(c.Env, seed)
+	var tally tally
+	var turns []Turn
+	for i, at := range tl.arrivals {
+		if stopped != nil && stopped() {
+			tally.interrupted = true
+			break
+		}
+		t := c.timedTurn(tl, at, seed+uint64(i))
+		t.Index = i
+		tally.add(t)
+		turns = append(turns, t)
+	}
+	r := tally.report(c)
+	tr := &TimelineReport{HorizonMs: c.Env.HorizonMs}
+	tr.Incidents = incidentReports(tl, turns)
+	tr.Arrived, tr.Failed = perMinute(c.Env.HorizonMs, turns)
+	failed := make([]bool, len(turns))
+	inIncident := make([]bool, len(turns))
+	cluster := make([]int, len(turns))
+	for i, t := range turns {
+		failed[i] = t.End == session.EndError
+		inIncident[i] = t.FirstInIncident
+		cluster[i] = -1
+		if len(t.Incidents) > 0 {
+			cluster[i] = t.Incidents[0]
+		}
+	}
+	tr.DesignEffect = designEffect(failed, cluster)
+	errors := r.Exhausted + r.FailedAtOnce
+	r.ExhaustionLo, r.ExhaustionHi = wilson(float64(errors)/tr.DesignEffect, float64(r.Turns)/tr.DesignEffect, 1.96)
+	tr.Checks = crossChecks(c.Env, turns, inIncident, cluster)
+	r.Timeline = tr
+	return r
+}
+
+// incidentReports says what each incident did to the turns it hit.
+func incidentReports(tl *timeline, turns []Turn) []IncidentReport {
+	out := make([]IncidentReport, len(tl.incidents))
+	for i, in := range tl.incidents {
+		out[i].Incident = in
+	}
+	for _, t := range turns {
+		for _, i := range t.Incidents {
+			r := &out[i]
+			r.TurnsHit++
+			if t.End == session.EndCompleted {
+				r.Carried++
+			} else {
+				r.Failed++
+			}
+			r.LongestRecoveryMs = max(r.LongestRecoveryMs, t.RecoveryMs)
+		}
+	}
+	// Incidents drawn past the horizon for a turn that ran past it are
+	// kept only if they hit a turn.
+	return slices.DeleteFunc(out, func(r IncidentReport) bool { return r.FromMs >= tl.env.HorizonMs && r.TurnsHit == 0 })
+}
+
+// perMinute counts turns by the minute they began in, and failed turns by
+// the minute they ended in (which may be past the horizon).
+func perMinute(horizon float64, turns []Turn) (arrived, failed []int) {
+	minutes := int(math.Ceil(horizon / 60e3))
+	for _, t := range turns {
+		minutes = max(minutes, int((t.StartMs+t.DurationMs)/60e3)+1)
+	}
+	arrived, failed = make([]int, minutes), make([]int, minutes)
+	for _, t := range turns {
+		arrived[int(t.StartMs/60e3)]++
+		if t.End != session.EndCompleted {
+			failed[int((t.StartMs+t.DurationMs)/60e3)]++
+		}
+	}
+	return arrived, failed
+}
+
+// crossChecks are the shares that follow exactly from the environment:
+// with stationary incidents and no scheduled outage, the share of turns
+// whose first request ran inside an incident (a Poisson arrival sees the
+// time-average, 1 − exp(−Σ rate × mean duration)); with independent
+// failures and no bursts, the share of first requests outside incidents
+// that failed (1 − Π(1 − p)).
+func crossChecks(env *Environment, turns []Turn, inIncident []bool, cluster []int) []CrossCheck {
+	var out []CrossCheck
+	n := len(turns)
+	if len(env.Incidents) > 0 && len(env.Outages) == 0 && n > 0 {
+		k := 0
+		for _, in := range inIncident {
+			if in {
+				k++
+			}
+		}
+		// Turns that begin in the same incident are not independent.
+		deff := designEffect(inIncident, cluster)
+		lo, hi := wilson(float64(k)/deff, float64(n)/deff, 1.96)
+		out = append(out, check("turns whose first request ran inside an incident", k, n, lo, hi, coveredShare(env.Incidents)))
+	}
+	if len(env.Failures) > 0 && env.Bursts == nil {
+		k, m := 0, 0
+		for _, t := range turns {
+			if !t.FirstInIncident && t.Attempts > 0 {
+				m++
+				if t.FirstFailed {
+					k++
+				}
+			}
+		}
+		if m > 0 {
+			pass := 1.0
+			for _, f := range env.Failures {
+				pass *= 1 - f.P
+			}
+			lo, hi := Wilson(k, m, 1.96)
+			out = append(out, check("first requests outside incidents that failed", k, m, lo, hi, 1-pass))
+		}
+	}
+	return out
+}
+
+func check(what string, k, n int, lo, hi, analytic float64) CrossCheck {
+	return CrossCheck{What: what, K: k, N: n, Observed: float64(k) / float64(n), Lo: lo, Hi: hi, Analytic: analytic,
+		Holds: analytic >= lo && analytic <= hi}
+}
+
+// designEffect is the variance of a share over turns grouped in clusters
+// (turns a same incident hit: cluster ≥ 0; -1 a turn on its own), over
+// the variance the share would have were the turns independent — Kish's
+// design effect, with the cluster-robust variance Σ_c (x_c − p·m_c)². An
+// incident fails many turns at once, so a day's exhaustion rests on fewer
+// independent draws than its turn count, and the Wilson interval is taken
+// over n / deff turns. 1 when nothing clusters, the share is 0 or 1, or
+// the clusters happen to vary less than independent turns would.
+func designEffect(xs []bool, cluster []int) float64 {
+	n := len(xs)
+	k := 0
+	for _, x := range xs {
+		if x {
+			k++
+		}
+	}
+	if n == 0 || k == 0 || k == n {
+		return 1
+	}
+	p := float64(k) / float64(n)
+	sums := map[int]*[2]float64{} // cluster → (failed, turns); only sums are read, never the order
+	ss := 0.0
+	for i, x := range xs {
+		v := 0.0
+		if x {
+			v = 1
+		}
+		if cluster[i] < 0 {
+			ss += (v - p) * (v - p)
+			continue
+		}
+		s := sums[cluster[i]]
+		if s == nil {
+			s = &[2]float64{}
+			sums[cluster[i]] = s
+		}
+		s[0] += v
+		s[1]++
+	}
+	keys := make([]int, 0, len(sums))
+	for c := range sums {
+		keys = append(keys, c)
+	}
+	slices.Sort(keys) // a float sum's bits depend on its order
+	for _, c := range keys {
+		d := sums[c][0] - p*sums[c][1]
+		ss += d * d
+	}
+	return max(1, ss/(float64(n)*p*(1-p)))
+}
