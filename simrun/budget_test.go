@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,5 +132,66 @@ func TestBudgetPerTurnFiguresKept(t *testing.T) {
 		if diff := cmp.Diff(string(want), got); diff != "" {
 			t.Errorf("%s: the report changed (-want +got):\n%s", c.env, diff)
 		}
+	}
+}
+
+// TestBudgetOverAHorizon: an environment with a horizon runs the turns
+// that arrive over it (--runs is refused, not ignored), reports its
+// incidents in --json, and a turn of it is traced by its number where it
+// ran, among the incidents it met there.
+func TestBudgetOverAHorizon(t *testing.T) {
+	dir := t.TempDir()
+	env := filepath.Join(dir, "hour.json")
+	os.WriteFile(env, []byte(`{"horizonMs":3600000,"arrivals":{"perMinute":20},
+		"outages":[{"fromMs":600000,"forMs":60000,"code":"SERVER","status":503}]}`), 0o644)
+	status, out, errOut := simrun("budget", "--policy", "default", "--env", env, "--json")
+	if status != exitClean {
+		t.Fatalf("status %d\n%s%s", status, out, errOut)
+	}
+	var r struct {
+		Turns, Exhausted int
+		Timeline         struct {
+			Incidents []struct {
+				Source            string
+				TurnsHit, Failed  int
+				LongestRecoveryMs float64
+			}
+			FailedPerMinute []int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	in := r.Timeline.Incidents
+	// 20 turns a minute meet a minute's outage; the default policy waits
+	// 14–17 s, so the turns of its first 43 s or so are exhausted.
+	if r.Turns < 1000 || len(in) != 1 || in[0].Source != "outages[0]" || in[0].TurnsHit < 15 || in[0].Failed != r.Exhausted || r.Exhausted < 5 {
+		t.Errorf("report: %+v", r)
+	}
+	if len(r.Timeline.FailedPerMinute) < 60 || r.Timeline.FailedPerMinute[10] == 0 {
+		t.Errorf("failed per minute: %v", r.Timeline.FailedPerMinute)
+	}
+	if status, _, errOut := simrun("budget", "--policy", "default", "--env", env, "--runs", "10"); status != exitUsage || !strings.Contains(errOut, "--runs: the environment has a horizon") {
+		t.Errorf("--runs with a horizon: status %d, %q", status, errOut)
+	}
+	// Turn numbers count arrivals; the ones around minute 10 met the outage.
+	trace := filepath.Join(dir, "turn.jsonl")
+	met := 0
+	for turn := 150; turn < 260; turn += 20 {
+		if status, _, errOut := simrun("budget", "--policy", "default", "--env", env, "--turn", strconv.Itoa(turn), "--trace", trace); status != exitClean {
+			t.Fatalf("--trace --turn %d: status %d: %s", turn, status, errOut)
+		}
+		if status, text, _ := simrun("check", trace); status != exitClean || !strings.Contains(text, "0 violations") {
+			t.Errorf("turn %d's trace checks with status %d:\n%s", turn, status, text)
+		}
+		if log, _ := os.ReadFile(trace); strings.Contains(string(log), `"code":"SERVER"`) {
+			met++
+		}
+	}
+	if met == 0 || met == 6 {
+		t.Errorf("%d of 6 traced turns around minute 10 met the outage: a trace is not placed where its turn ran", met)
+	}
+	if status, _, errOut := simrun("budget", "--policy", "default", "--env", env, "--turn", "999999", "--trace", trace); status != exitUsage || !strings.Contains(errOut, "has") {
+		t.Errorf("a turn past the horizon's: status %d, %q", status, errOut)
 	}
 }

@@ -1,0 +1,261 @@
+package budget
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/sim"
+)
+
+func fixed(v float64) *Distribution { return &Distribution{Fixed: &v} }
+
+// noJitter retries SERVER three times after 1, 2 and 4 s, exactly.
+func noJitter() *loop.RetryPolicy {
+	return &loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: 3, RetryableCodes: []string{"SERVER"},
+		InitialDelayMs: 1000, MaxDelayMs: 10000, JitterRatio: 0}
+}
+
+// allCovered is the probability that Poisson incidents at rate λ (per ms)
+// of fixed length d cover every one of the times ts: by inclusion and
+// exclusion over the sets J of times left uncovered, Σ (−1)^|J| e^(−λ·L(J)),
+// where L(J) is the length of the union of the windows (t−d, t] in which
+// an incident covering t must begin. Exact, overlapping incidents
+// included.
+func allCovered(lambda, d float64, ts []float64) float64 {
+	p := 0.0
+	for set := uint(0); set < 1<<len(ts); set++ {
+		length, last := 0.0, math.Inf(-1)
+		for j, t := range ts {
+			if set&(1<<j) != 0 {
+				length += min(d, t-last) // sorted times: the new part of the window
+				last = t
+			}
+		}
+		p += math.Pow(-1, float64(bits.OnesCount(set))) * math.Exp(-lambda*length)
+	}
+	return p
+}
+
+// TestIncidentExhaustionMatchesAnalytic: with incidents only (no
+// independent failures, no jitter, no latency), a turn is exhausted
+// exactly when its first attempt and every retry run inside incidents;
+// the share of exhausted turns over a horizon must match that probability,
+// computed from the incident rate and length and the attempts' times, within
+// the report's 95% interval. The attempts' times are read from a turn
+// under a permanent outage, not assumed.
+func TestIncidentExhaustionMatchesAnalytic(t *testing.T) {
+	const perHour, length = 6.0, 20000.0
+	env := &Environment{HorizonMs: 18 * 24 * 3600e3, Arrivals: &Arrivals{PerMinute: 2},
+		Incidents: []IncidentKind{{PerHour: perHour, ForMs: fixed(length), Code: "SERVER", Status: 503}}}
+	cfg := Config{Policy: noJitter(), Env: env}
+	_, res := Config{Policy: noJitter()}.runTurn(1, []sim.Outage{{FromMs: 0, ToMs: 1e9, Fail: *failure("SERVER", 503)}})
+	var times []float64
+	for _, r := range res.Requests {
+		times = append(times, r.TimeMs)
+	}
+	if diff := cmp.Diff([]float64{0, 1000, 3000, 7000}, times); diff != "" {
+		t.Fatalf("attempt times under a permanent outage (-want +got):\n%s", diff)
+	}
+	lambda := perHour / 3600e3
+	want := allCovered(lambda, length, times)
+	// Nearly all of it is one incident covering the 7 s span.
+	if one := -math.Expm1(-lambda * (length - 7000)); math.Abs(want-one) > 0.01*one {
+		t.Fatalf("union %v against one incident %v: the rates were meant to make overlaps rare", want, one)
+	}
+	r := cfg.Run(1, 0)
+	if r.Turns < 40000 || r.FailedAtOnce != 0 || r.Aborted != 0 || len(r.Violations) != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	if !(want >= r.ExhaustionLo && want <= r.ExhaustionHi) {
+		t.Errorf("exhaustion %v (95%% CI %v … %v, design effect %v) over %d turns; analytic %v",
+			r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi, r.Timeline.DesignEffect, r.Turns, want)
+	}
+	// Every exhausted turn was failed by incidents only, and names them.
+	for _, in := range r.Timeline.Incidents {
+		if in.Carried+in.Failed != in.TurnsHit {
+			t.Errorf("incident %+v: carried + failed ≠ hit", in)
+		}
+	}
+	if got := sumFailed(r.Timeline.Incidents); got < r.Exhausted {
+		t.Errorf("incidents account for %d failed turns, %d were exhausted", got, r.Exhausted)
+	}
+	t.Logf("exhaustion %v (95%% CI %v … %v, design effect %v) over %d turns; analytic %v",
+		r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi, r.Timeline.DesignEffect, r.Turns, want)
+	for _, c := range r.Timeline.Checks {
+		if !c.Holds {
+			t.Errorf("cross-check %+v", c)
+		}
+	}
+}
+
+func sumFailed(ins []IncidentReport) int {
+	n := 0
+	for _, in := range ins {
+		n += in.Failed
+	}
+	return n
+}
+
+// TestAllCovered: the inclusion–exclusion sum against cases known by hand.
+func TestAllCovered(t *testing.T) {
+	const lambda, d = 0.001, 500.0
+	tests := []struct {
+		why  string
+		ts   []float64
+		want float64
+	}{
+		{"one time is covered when an incident began in the d before it", []float64{0}, -math.Expm1(-lambda * d)},
+		{"equal times are one time", []float64{0, 0}, -math.Expm1(-lambda * d)},
+		{"times further apart than d are independent", []float64{0, 2 * d}, math.Pow(-math.Expm1(-lambda*d), 2)},
+		{"two times s ≤ d apart: 1 − e^(−λd)(2 − e^(−λs))", []float64{0, 100}, 1 - math.Exp(-lambda*d)*(2-math.Exp(-lambda*100))},
+	}
+	for _, tt := range tests {
+		if got := allCovered(lambda, d, tt.ts); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: got %v, want %v", tt.why, got, tt.want)
+		}
+	}
+}
+
+// TestTimelineDraws: arrivals follow their rates (none where a schedule
+// says 0), incidents are in progress at the start, the timeline is the
+// seed's alone, and a second incident kind moves none of the first's.
+func TestTimelineDraws(t *testing.T) {
+	day := 24 * 3600e3
+	env := &Environment{HorizonMs: day, Arrivals: &Arrivals{Schedule: []Rate{{FromMs: 0, PerMinute: 10}, {FromMs: day / 2, PerMinute: 0}, {FromMs: 0.75 * day, PerMinute: 40}}},
+		Incidents: []IncidentKind{{PerHour: 2, ForMs: &Distribution{Exponential: ptr(60000.0)}, Code: "SERVER"}}}
+	tl := newTimeline(env, 3)
+	first, quiet, last := 0, 0, 0
+	for _, at := range tl.arrivals {
+		switch {
+		case at < day/2:
+			first++
+		case at < 0.75*day:
+			quiet++
+		default:
+			last++
+		}
+	}
+	// 7,200 and 14,400 expected: within 4 standard deviations.
+	if math.Abs(float64(first)-7200) > 4*math.Sqrt(7200) || quiet != 0 || math.Abs(float64(last)-14400) > 4*math.Sqrt(14400) {
+		t.Errorf("arrivals by part of the day: %d, %d, %d; want about 7200, 0, 14400", first, quiet, last)
+	}
+	if !slices.IsSorted(tl.arrivals) {
+		t.Error("arrivals out of order")
+	}
+	tl.until(day)
+	if n := len(tl.incidents); math.Abs(float64(n)-48) > 4*math.Sqrt(48) {
+		t.Errorf("%d incidents in a day at 2 an hour", n)
+	}
+	again := newTimeline(env, 3)
+	again.until(day)
+	if diff := cmp.Diff(tl.incidents, again.incidents); diff != "" {
+		t.Errorf("the same seed drew another timeline (-first +second):\n%s", diff)
+	}
+	// Over many seeds, an incident is in progress at 0 ms as often as the
+	// analytic share of time covered says: 1 − e^(−2/60).
+	atStart := 0
+	for seed := range uint64(3000) {
+		tl := newTimeline(env, seed)
+		if len(tl.incidents) > 0 && tl.incidents[0].FromMs < 0 {
+			atStart++
+		}
+	}
+	if p, lo, hi := coveredShare(env.Incidents), float64(atStart)/3000, 0.0; true {
+		lo, hi = Wilson(atStart, 3000, 3)
+		if p < lo || p > hi {
+			t.Errorf("an incident in progress at 0 ms in %d of 3000 horizons; want a share of %v", atStart, p)
+		}
+	}
+	two := *env
+	two.Incidents = append(slices.Clone(env.Incidents), IncidentKind{PerHour: 30, ForMs: fixed(1000), Code: "RATE_LIMIT"})
+	tl2 := newTimeline(&two, 3)
+	tl2.until(day)
+	var kept []Incident
+	for _, in := range tl2.incidents {
+		if in.Source == "incidents[0]" {
+			kept = append(kept, in)
+		}
+	}
+	if diff := cmp.Diff(tl.incidents, kept); diff != "" {
+		t.Errorf("a second kind moved the first's incidents (-alone +beside another):\n%s", diff)
+	}
+}
+
+// TestTurnMeetsWhatIsHappening: a turn that begins before an incident and
+// retries into it is hit by it (its first request was not); one that
+// begins inside it is hit from its first request; turns are placed at
+// their arrival, and their failures land in the minute they ended.
+func TestTurnMeetsWhatIsHappening(t *testing.T) {
+	env := &Environment{HorizonMs: 3600e3, Arrivals: &Arrivals{PerMinute: 1},
+		Outages:  []Outage{{FromMs: 600e3, ForMs: 30e3, Code: "SERVER", Status: 503}},
+		Failures: []Failure{{Code: "SERVER", Status: 503, P: 1}}}
+	cfg := Config{Policy: noJitter(), Env: env}
+	tl := newTimeline(env, 1)
+	before := cfg.timedTurn(tl, 599.5e3, 1) // attempts at 599.5, 600.5, 602.5, 606.5 s
+	if before.FirstInIncident || !slices.Equal(before.Incidents, []int{0}) || before.StartMs != 599.5e3 {
+		t.Errorf("a turn beginning 0.5 s before the outage: %+v", before)
+	}
+	inside := cfg.timedTurn(tl, 610e3, 2)
+	if !inside.FirstInIncident || !slices.Equal(inside.Incidents, []int{0}) {
+		t.Errorf("a turn beginning inside the outage: %+v", inside)
+	}
+	after := cfg.timedTurn(tl, 640e3, 3)
+	if after.FirstInIncident || len(after.Incidents) != 0 || after.End != "error" {
+		t.Errorf("a turn after the outage, failed by its independent failures: %+v", after)
+	}
+	_, failed := perMinute(env.HorizonMs, []Turn{before, after})
+	if failed[10] != 2 { // both ended between 600 and 660 s
+		t.Errorf("failed per minute: %v", failed[9:12])
+	}
+}
+
+// TestDesignEffect: independent turns have none; turns that fail or pass
+// all together in clusters of m widen the interval m times.
+func TestDesignEffect(t *testing.T) {
+	var xs []bool
+	var alone, clustered []int
+	for c := range 1000 {
+		for range 10 {
+			xs = append(xs, c%20 == 0) // one cluster in 20 fails whole
+			alone = append(alone, -1)
+			clustered = append(clustered, c)
+		}
+	}
+	if d := designEffect(xs, alone); d != 1 {
+		t.Errorf("independent turns: design effect %v, want 1", d)
+	}
+	if d := designEffect(xs, clustered); math.Abs(d-10) > 0.01 {
+		t.Errorf("clusters of 10 failing together: design effect %v, want 10", d)
+	}
+	if d := designEffect(make([]bool, 50), clustered[:50]); d != 1 {
+		t.Errorf("no failure: design effect %v, want 1", d)
+	}
+}
+
+// TestHorizonErrors: a timed environment's mistakes name their field.
+func TestHorizonErrors(t *testing.T) {
+	tests := []struct{ why, env, want string }{
+		{"arrivals need a horizon", `{"arrivals":{"perMinute":1}}`, "arrivals: needs horizonMs"},
+		{"incidents need a horizon", `{"incidents":[{"perHour":1,"forMs":{"fixed":1},"code":"SERVER"}]}`, "incidents: needs horizonMs"},
+		{"a horizon needs arrivals", `{"horizonMs":1000}`, "arrivals: missing"},
+		{"a rate per second is refused before it runs for hours", `{"horizonMs":86400000,"arrivals":{"perMinute":6000}}`, "arrivals: 8640000 turns expected"},
+		{"a schedule in order", `{"horizonMs":1000,"arrivals":{"schedule":[{"fromMs":500,"perMinute":1},{"fromMs":100,"perMinute":1}]}}`, "arrivals.schedule[1].fromMs: must be after schedule[0]'s 500, got 100"},
+		{"an incident's length", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"code":"SERVER"}]}`, "incidents[0].forMs: missing"},
+		{"an incident's rate", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":0,"forMs":{"fixed":1},"code":"SERVER"}]}`, "incidents[0].perHour: must be in (0, 3600], got 0"},
+		{"an incident's code", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"forMs":{"fixed":1}}]}`, "incidents[0].code: missing"},
+		{"an incident's field, by path", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"forMs":{"fixed":1},"code":"SERVER","rate":2}]}`, "incidents[0].rate: unknown field"},
+		{"a distribution's field, by path", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"forMs":{"uniform":[5,1]},"code":"SERVER"}]}`, "incidents[0].forMs.uniform: want [low, high]"},
+	}
+	for _, tt := range tests {
+		_, err := ParseEnvironment([]byte(tt.env))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.why, err, tt.want)
+		}
+	}
+}
