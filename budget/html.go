@@ -2,15 +2,28 @@ package budget
 
 import (
 	"fmt"
-	"html/template"
 	"io"
+	"math"
 	"strings"
 )
 
-// Named is a report with the policy's name, for the page.
+// Named is a report with the policy's name and configuration, for the page.
 type Named struct {
 	Policy string
 	Report Report
+	// Config is what was measured (its Env is Page's); the zero Config
+	// leaves the policy's parameters off the page.
+	Config Config
+}
+
+// Page is everything the page shows: the policies' reports side by side,
+// the environment they met, and the bounds they were held to.
+type Page struct {
+	Reports []Named
+	Env     *Environment
+	Bounds  []Bound
+	// Seed is the first turn's seed (or the horizon's).
+	Seed uint64
 }
 
 // Bar is one bar of a chart, as drawn.
@@ -18,6 +31,22 @@ type Bar struct {
 	Label      string
 	Count      int
 	X, Y, W, H float64
+}
+
+// Mark is a vertical line on a chart at a value: a percentile, or a bound
+// (Bound set) the figure must keep.
+type Mark struct {
+	Label string
+	X     float64
+	// Row staggers labels that would overlap; Bound marks a threshold.
+	Row   int
+	Bound bool
+}
+
+// Tick is a labelled level of the count axis.
+type Tick struct {
+	Label string
+	Y     float64
 }
 
 // Chart is a bar chart's data and geometry, before any SVG: tests check it.
@@ -30,43 +59,93 @@ type Chart struct {
 	// end once showed Max, read as the largest value).
 	Max      int
 	From, To string
+	// Counts are on a log scale (log(1+n)): a bar of one turn in the tail
+	// stays visible beside thousands. Ticks label the count axis.
+	Ticks []Tick
+	Marks []Mark
+	// Beyond notes bounds past the axis's end.
+	Beyond []string
 }
 
-// chartTop is the room above the bars for the count of the tallest one.
-const chartW, chartH, chartPad, chartTop = 360.0, 160.0, 24.0, 16.0
+// chartTop is the room above the bars for marks' labels; chartLeft for
+// the count axis' labels.
+const chartW, chartH, chartPad, chartTop, chartLeft = 360.0, 150.0, 24.0, 40.0, 34.0
 
-// newChart lays out bars side by side, heights proportional to counts.
+// logHeight is a count's bar height on the log scale up to top.
+func logHeight(n, top int) float64 {
+	if top <= 0 || n <= 0 {
+		return 0
+	}
+	return chartH * math.Log1p(float64(n)) / math.Log1p(float64(top))
+}
+
+// newChart lays out bars side by side, heights on a log scale of counts.
 func newChart(title string, labels []string, counts []int) Chart {
-	c := Chart{Title: title, Width: chartW, Height: chartTop + chartH + chartPad}
+	c := Chart{Title: title, Width: chartLeft + chartW, Height: chartTop + chartH + chartPad}
 	for _, n := range counts {
 		c.Max = max(c.Max, n)
 	}
 	if len(counts) == 0 {
 		return c
 	}
+	for p := 1; p <= c.Max; p *= 10 {
+		c.Ticks = append(c.Ticks, Tick{Label: fmt.Sprint(p), Y: chartTop + chartH - logHeight(p, c.Max)})
+	}
 	w := chartW / float64(len(counts))
 	for i, n := range counts {
-		h := 0.0
-		if c.Max > 0 {
-			h = chartH * float64(n) / float64(c.Max)
-		}
-		c.Bars = append(c.Bars, Bar{Label: labels[i], Count: n, X: float64(i) * w, Y: chartTop + chartH - h, W: w * 0.9, H: h})
+		h := logHeight(n, c.Max)
+		c.Bars = append(c.Bars, Bar{Label: labels[i], Count: n, X: chartLeft + float64(i)*w, Y: chartTop + chartH - h, W: w * 0.9, H: h})
 	}
 	return c
 }
 
-// RecoveryChart is the histogram of recovery times.
-func RecoveryChart(r Report) Chart {
+// mark puts marks on a chart whose x-axis runs from 0 to top, staggering
+// labels closer than a label's width; a bound past the end is noted.
+func (c *Chart) mark(top float64, marks []Mark, values []float64) {
+	lastX := map[int]float64{}
+	for i, m := range marks {
+		v := values[i]
+		if top <= 0 || v > top {
+			if m.Bound {
+				c.Beyond = append(c.Beyond, m.Label+" (past the axis' end)")
+			}
+			continue
+		}
+		m.X = chartLeft + chartW*v/top
+		for m.Row = 0; m.Row < 2; m.Row++ {
+			if x, ok := lastX[m.Row]; !ok || m.X-x > 70 {
+				break
+			}
+		}
+		lastX[m.Row] = m.X
+		c.Marks = append(c.Marks, m)
+	}
+}
+
+// RecoveryChart is the histogram of recovery times, with p50, p90 and p99
+// marked, and the bounds on recovery figures drawn.
+func RecoveryChart(r Report, bounds ...Bound) Chart {
 	var labels []string
 	var counts []int
 	for _, b := range r.RecoveryHistogram {
 		labels = append(labels, fmt.Sprintf("%.0f–%.0f ms", b.Lo, b.Hi))
 		counts = append(counts, b.Count)
 	}
-	c := newChart("recovery time (turns with a failure)", labels, counts)
-	if h := r.RecoveryHistogram; len(h) > 0 {
-		c.From, c.To = fmt.Sprintf("%.0f ms", h[0].Lo), fmt.Sprintf("%.0f ms", h[len(h)-1].Hi)
+	c := newChart("recovery time (turns with a failure), count on a log scale", labels, counts)
+	h := r.RecoveryHistogram
+	if len(h) == 0 {
+		return c
 	}
+	c.From, c.To = fmt.Sprintf("%.0f ms", h[0].Lo), fmt.Sprintf("%.0f ms", h[len(h)-1].Hi)
+	marks := []Mark{{Label: "p50 " + round(r.RecoveryP50)}, {Label: "p90 " + round(r.RecoveryP90)}, {Label: "p99 " + round(r.RecoveryP99)}}
+	values := []float64{r.RecoveryP50, r.RecoveryP90, r.RecoveryP99}
+	for _, b := range bounds {
+		if strings.HasSuffix(b.Figure, "_recovery_ms") {
+			marks = append(marks, Mark{Label: b.Text, Bound: true})
+			values = append(values, b.Value)
+		}
+	}
+	c.mark(h[len(h)-1].Hi, marks, values)
 	return c
 }
 
@@ -81,7 +160,7 @@ func AttemptsChart(r Report) Chart {
 		labels = append(labels, fmt.Sprintf("%d", n))
 		counts = append(counts, c)
 	}
-	c := newChart("attempts per turn", labels, counts)
+	c := newChart("attempts per turn, count on a log scale", labels, counts)
 	if len(labels) > 0 {
 		c.From, c.To = labels[0], labels[len(labels)-1]
 	}
@@ -89,16 +168,23 @@ func AttemptsChart(r Report) Chart {
 }
 
 // ExhaustionScale places every policy's exhaustion and its interval on one
-// axis, so side-by-side policies compare at a glance.
+// axis, with the bounds on exhaustion, so side-by-side policies compare at
+// a glance.
 type ExhaustionScale struct {
-	Top         float64 // the axis' end: the largest interval end
+	Top         float64 // the axis' end: the largest interval end or bound
 	Dot, Lo, Hi []float64
+	Bounds      []Mark
 }
 
-func exhaustionScale(reports []Named) ExhaustionScale {
+func exhaustionScale(reports []Named, bounds []Bound) ExhaustionScale {
 	var s ExhaustionScale
 	for _, n := range reports {
 		s.Top = max(s.Top, n.Report.ExhaustionHi)
+	}
+	for _, b := range bounds {
+		if strings.HasPrefix(b.Figure, "exhaustion") {
+			s.Top = max(s.Top, b.Value)
+		}
 	}
 	if s.Top == 0 {
 		s.Top = 1
@@ -108,75 +194,127 @@ func exhaustionScale(reports []Named) ExhaustionScale {
 		s.Lo = append(s.Lo, chartW*n.Report.ExhaustionLo/s.Top)
 		s.Hi = append(s.Hi, chartW*n.Report.ExhaustionHi/s.Top)
 	}
+	for _, b := range bounds {
+		if strings.HasPrefix(b.Figure, "exhaustion") {
+			s.Bounds = append(s.Bounds, Mark{Label: b.Text, X: chartW * b.Value / s.Top, Bound: true})
+		}
+	}
 	return s
 }
 
-var page = template.Must(template.New("budget").Funcs(template.FuncMap{
-	"f": func(v float64) string { return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", v), "0"), ".") },
-	// ms is a time in whole milliseconds: virtual time's nanoseconds
-	// mean nothing to a reader of recovery times.
-	"ms": func(v float64) string { return fmt.Sprintf("%.0f", v) },
-}).Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>turnsim budget</title>
-<style>
-body{font:14px system-ui,sans-serif;margin:24px;color:#222}
-.policies{display:flex;gap:32px;flex-wrap:wrap}
-.policy{border:1px solid #ddd;border-radius:6px;padding:12px 16px}
-h2{font-size:16px;margin:0 0 8px}
-table{border-collapse:collapse;margin-bottom:8px}td{padding:1px 8px 1px 0}
-svg text{font-size:10px;fill:#555}
-.bar{fill:#4a78b5}.ci{stroke:#b54a4a;stroke-width:2}.dot{fill:#b54a4a}
-</style></head><body>
-<h1>What each policy bought</h1>
-<p>{{len .Reports}} {{if eq (len .Reports) 1}}policy{{else}}policies, on the same seeds{{end}}.</p>
-<div class="policies">
-{{range $i, $n := .Reports}}{{with $n.Report}}
-<section class="policy" id="policy-{{$i}}">
-<h2>{{$n.Policy}}</h2>
-<table>
-<tr><td>turns</td><td>{{.Turns}}</td></tr>
-<tr><td>completed</td><td>{{.Completed}}</td></tr>
-<tr><td>exhausted</td><td>{{.Exhausted}}</td></tr>
-<tr><td>failed at once</td><td>{{.FailedAtOnce}}</td></tr>
-<tr><td>aborted</td><td>{{.Aborted}}</td></tr>
-<tr><td>exhaustion</td><td>{{f .Exhaustion}} (95% CI {{f .ExhaustionLo}} … {{f .ExhaustionHi}})</td></tr>
-<tr><td>recovery ms</td><td>p50 {{ms .RecoveryP50}}, p90 {{ms .RecoveryP90}}, p99 {{ms .RecoveryP99}}, max {{ms .RecoveryMax}}</td></tr>
-{{range $i, $f := .Failures}}<tr><td>{{if eq $i 0}}why turns failed{{end}}</td><td>{{$f.Turns}} × {{or $f.Code "-"}}: {{$f.Why}}</td></tr>
-{{end}}<tr><td>amplification</td><td>{{f .Amplification}} requests per turn</td></tr>
-<tr><td>violations</td><td>{{len .Violations}}</td></tr>
-</table>
-<svg class="exhaustion" width="{{$.Width}}" height="30" role="img" aria-label="exhaustion and its interval">
-<line class="ci" x1="{{index $.Scale.Lo $i}}" x2="{{index $.Scale.Hi $i}}" y1="12" y2="12"/>
-<circle class="dot" cx="{{index $.Scale.Dot $i}}" cy="12" r="4"/>
-<text x="0" y="28">0</text><text x="{{$.Width}}" y="28" text-anchor="end">{{f $.Scale.Top}}</text>
-</svg>
-{{template "chart" index $.Recovery $i}}
-{{template "chart" index $.Attempts $i}}
-</section>
-{{end}}{{end}}
-</div>
-</body></html>
-{{define "chart"}}<figure><figcaption>{{.Title}}</figcaption>
-<svg width="{{.Width}}" height="{{.Height}}" role="img" aria-label="{{.Title}}">
-{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}: {{.Count}}</title></rect>
-{{end}}<text x="0" y="{{.Height}}">{{.From}}</text>
-<text x="{{.Width}}" y="{{.Height}}" text-anchor="end">{{.To}}</text>
-<text x="0" y="12">tallest bar: {{.Max}} turns</text>
-</svg></figure>{{end}}`))
+// round writes a figure to what it means: whole ms, three significant
+// digits below ten.
+func round(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "∞"
+	case v == 0:
+		return "0"
+	case math.Abs(v) < 10:
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3g", v), "0"), ".")
+	}
+	return fmt.Sprintf("%.0f", v)
+}
 
-// WriteHTML writes one self-contained page (no scripts, no network) with
-// every policy's figures, its exhaustion interval on an axis shared by all
-// of them, and histograms of recovery time and attempts per turn.
-func WriteHTML(w io.Writer, reports []Named) error {
-	data := struct {
-		Reports            []Named
-		Scale              ExhaustionScale
-		Recovery, Attempts []Chart
-		Width              float64
-	}{Reports: reports, Scale: exhaustionScale(reports), Width: chartW}
-	for _, n := range reports {
-		data.Recovery = append(data.Recovery, RecoveryChart(n.Report))
+// share writes a probability with three significant digits.
+func share(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// Verdict is a bound's outcome for one policy.
+type Verdict struct {
+	Bound Bound
+	Value float64
+	Holds bool
+}
+
+// Verdicts are every bound's outcome for each policy, in the page's order.
+func (p Page) Verdicts() [][]Verdict {
+	out := make([][]Verdict, len(p.Reports))
+	for i, n := range p.Reports {
+		for _, b := range p.Bounds {
+			ok, v := b.Holds(n.Report)
+			out[i] = append(out[i], Verdict{Bound: b, Value: v, Holds: ok})
+		}
+	}
+	return out
+}
+
+// figureText writes a bound's figure to what it means: times in whole
+// ms, shares and ratios with three significant digits.
+func figureText(figure string, v float64) string {
+	if strings.HasSuffix(figure, "_ms") {
+		return round(v) + " ms"
+	}
+	return share(v)
+}
+
+// whyLine says in a line why a policy's turns failed: how many, how many
+// of them an incident hit, and the commonest reason.
+func whyLine(r Report) string {
+	failed := r.Turns - r.Completed
+	if failed == 0 {
+		return "no turn failed"
+	}
+	line := fmt.Sprintf("%d turns failed", failed)
+	if tl := r.Timeline; tl != nil {
+		line += fmt.Sprintf(", %d of them hit by an incident", tl.FailedHit)
+	}
+	if len(r.Failures) > 0 {
+		f := r.Failures[0]
+		line += fmt.Sprintf("; commonest: %d × %s: %s", f.Turns, f.Code, f.Why)
+	}
+	return line
+}
+
+// WriteHTML writes the page of reports without an environment or bounds.
+func WriteHTML(w io.Writer, reports []Named) error { return WritePage(w, Page{Reports: reports}) }
+
+// WritePage writes one self-contained page (no scripts, no network): the
+// verdicts, the environment, every policy's parameters and figures side by
+// side, its exhaustion interval on an axis shared by all of them with the
+// bounds drawn, histograms of recovery time and attempts per turn on log
+// count axes with percentiles and bounds marked, and, over a horizon, the
+// incidents on a timeline above each policy's failed turns.
+func WritePage(w io.Writer, p Page) error {
+	data := pageData{Page: p, Scale: exhaustionScale(p.Reports, p.Bounds), Width: chartW, Verdicts: p.Verdicts()}
+	for _, n := range p.Reports {
+		data.Recovery = append(data.Recovery, RecoveryChart(n.Report, p.Bounds...))
 		data.Attempts = append(data.Attempts, AttemptsChart(n.Report))
+		data.Params = append(data.Params, policyParams(n.Config))
+	}
+	data.Env = envParams(p.Env)
+	data.Timeline = newTimelineChart(p.Reports)
+	for i := range data.Verdicts {
+		var broken []string
+		for _, v := range data.Verdicts[i] {
+			if !v.Holds {
+				broken = append(broken, fmt.Sprintf("%s (%s = %s)", v.Bound.Text, v.Bound.Figure, figureText(v.Bound.Figure, v.Value)))
+			}
+		}
+		if n := len(p.Reports[i].Report.Violations); n > 0 {
+			broken = append(broken, fmt.Sprintf("the oracle on %d turns", n))
+		}
+		data.Pass = append(data.Pass, len(broken) == 0)
+		data.Broken = append(data.Broken, strings.Join(broken, ", "))
+		data.Why = append(data.Why, whyLine(p.Reports[i].Report))
 	}
 	return page.Execute(w, data)
+}
+
+type pageData struct {
+	Page
+	Scale              ExhaustionScale
+	Recovery, Attempts []Chart
+	Width              float64
+	Verdicts           [][]Verdict
+	Pass               []bool
+	Broken             []string
+	Why                []string
+	Params             [][]Param
+	Env                []Param
+	Timeline           *TimelineChart
 }

@@ -3,6 +3,7 @@ package budget
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -29,9 +30,23 @@ func TestChartData(t *testing.T) {
 	if len(c.Bars) != len(r.Attempts)-1 || c.Bars[0].Count != r.Attempts[1] || c.Bars[0].H != chartH || c.Max != r.Attempts[1] {
 		t.Errorf("attempts chart %+v for attempts %v", c, r.Attempts)
 	}
+	// Counts on a log scale: the tail's single turns stay visible (a
+	// linear scale drew them under a pixel beside the first bar's 1,400).
 	for _, b := range c.Bars {
-		if want := chartH * float64(b.Count) / float64(c.Max); b.H != want || b.Y != chartTop+chartH-want {
+		if want := chartH * math.Log1p(float64(b.Count)) / math.Log1p(float64(c.Max)); math.Abs(b.H-want) > 1e-9 || b.Y != chartTop+chartH-b.H {
 			t.Errorf("bar %s: height %v at %v, want %v", b.Label, b.H, b.Y, want)
+		}
+		if b.Count > 0 && b.H < 10 {
+			t.Errorf("bar %s of %d turns is %v px high", b.Label, b.Count, b.H)
+		}
+	}
+	// p50, p90 and p99 are marked where their values fall on the axis.
+	rcm := RecoveryChart(r)
+	top := r.RecoveryHistogram[len(r.RecoveryHistogram)-1].Hi
+	for i, v := range []float64{r.RecoveryP50, r.RecoveryP90, r.RecoveryP99} {
+		m := rcm.Marks[i]
+		if want := chartLeft + chartW*v/top; math.Abs(m.X-want) > 1e-9 || m.Bound || !strings.HasPrefix(m.Label, []string{"p50 ", "p90 ", "p99 "}[i]) {
+			t.Errorf("mark %+v, want at %v", m, want)
 		}
 	}
 	// The x-axis runs from the first bar's low value to the last bar's
@@ -45,34 +60,77 @@ func TestChartData(t *testing.T) {
 		t.Errorf("attempts axis from %q to %q, want 1 to %d", c.From, c.To, last)
 	}
 	var page bytes.Buffer
-	if err := WriteHTML(&page, []Named{{"default", r}}); err != nil {
+	if err := WriteHTML(&page, []Named{{Policy: "default", Report: r}}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(page.String(), ">"+rc.To+"</text>") || strings.Contains(page.String(), ">max ") {
 		t.Errorf("the page's recovery axis does not end at %s", rc.To)
 	}
 	tight := Run(normal(1), env, 1, 2000)
-	s := exhaustionScale([]Named{{"default", r}, {"one retry", tight}})
+	s := exhaustionScale([]Named{{Policy: "default", Report: r}, {Policy: "one retry", Report: tight}}, nil)
 	if s.Top != tight.ExhaustionHi || s.Hi[1] != chartW || s.Dot[0] >= s.Dot[1] {
 		t.Errorf("exhaustion scale %+v", s)
 	}
 }
 
-// TestBudgetPageRenders: the page has a section per policy, no script and
-// no network reference, and loads in headless Chromium without errors.
+// TestBudgetPageRenders: the page compares policies side by side with
+// their parameters, the environment, the bounds' verdicts and the
+// incidents over the horizon; it has no script and no network reference,
+// and loads in headless Chromium without errors.
 func TestBudgetPageRenders(t *testing.T) {
-	env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 0.2}}}
-	reports := []Named{{"default", Run(retry.DefaultPolicy(), env, 1, 500)}, {"<one retry>", Run(normal(1), env, 1, 500)}}
+	env := &Environment{HorizonMs: 6 * 3600e3, Arrivals: &Arrivals{PerMinute: 10},
+		Failures:  []Failure{{Code: "SERVER", Status: 503, P: 0.2}},
+		Incidents: []IncidentKind{{PerHour: 2, ForMs: fixed(30000), Code: "SERVER", Status: 503}}}
+	bounds := []Bound{mustBound(t, "exhaustion_hi<0.002"), mustBound(t, "p99_recovery_ms<2000")}
+	var reports []Named
+	for _, c := range []Named{{Policy: "default", Config: Config{Policy: retry.DefaultPolicy()}}, {Policy: "<one retry>", Config: Config{Policy: normal(1)}}} {
+		c.Config.Env = env
+		c.Report = c.Config.Run(1, 0)
+		reports = append(reports, c)
+	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, reports); err != nil {
+	if err := WritePage(&b, Page{Reports: reports, Env: env, Bounds: bounds, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
-	if strings.Count(html, `class="policy"`) != 2 || !strings.Contains(html, "&lt;one retry&gt;") {
-		t.Errorf("want two escaped policy sections")
+	if strings.Count(html, `class="col policy"`) != 2 || !strings.Contains(html, "&lt;one retry&gt;") || strings.Contains(html, "<script") {
+		t.Errorf("want two escaped policy columns and no script")
 	}
 	page := headless.Check(t, "budget.html", b.Bytes())
-	if n := strings.Count(page.DOM, "<svg"); n != 6 {
-		t.Errorf("the rendered page has %d charts, want 6 (3 per policy)", n)
+	// Each policy's verdict names the bounds it breaks, with the figure,
+	// and says why its turns failed.
+	for i, want := range [][]string{
+		{"✗ default</span> breaks ", ", p99_recovery_ms&lt;2000 (p99_recovery_ms = ", " ms) — ", "hit by an incident; commonest: "},
+		{"✗ &lt;one retry&gt;</span> breaks exhaustion_hi&lt;0.002 (exhaustion_hi = 0.0", "exhausted: 1 of 1 retries"},
+	} {
+		line := page.DOM[strings.Index(page.DOM, fmt.Sprintf(`id="verdict-%d"`, i)):]
+		line = line[:strings.Index(line, "</li>")]
+		for _, w := range want {
+			if !strings.Contains(line, w) {
+				t.Errorf("verdict %d lacks %q:\n%s", i, w, line)
+			}
+		}
 	}
+	for _, want := range []string{
+		"max retries: 5", "max retries: 1", // every policy's parameters
+		"SERVER 503, 2 an hour, lasting 30000 ms", "10 a minute (Poisson)", // the environment
+		"bound exhaustion_hi&lt;0.002", `class="fail">FAILS`, `class="pass">holds`, // verdicts per bound
+		`class="timeline"`, `id="incidents"`, `class="bound"`, // the horizon, its incidents, bounds drawn
+		"turns whose first request ran inside an incident", // the cross-checks
+	} {
+		if !strings.Contains(page.DOM, want) {
+			t.Errorf("the rendered page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page.DOM, "<svg"); n != 7 {
+		t.Errorf("the rendered page has %d charts, want 7 (the timeline and 3 per policy)", n)
+	}
+}
+
+func mustBound(t *testing.T, text string) Bound {
+	b, err := ParseBound(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -63,6 +63,9 @@ type TimelineReport struct {
 	// that began in it, and those that ended in it without completing.
 	Arrived []int `json:"arrivedPerMinute"`
 	Failed  []int `json:"failedPerMinute"`
+	// FailedHit counts the turns that did not complete and that an
+	// incident hit.
+	FailedHit int `json:"failedHit"`
 	// DesignEffect is how much wider turns that fail together make the
 	// exhaustion interval (see designEffect): 1 when no incident hit a turn.
 	DesignEffect float64 `json:"designEffect"`
@@ -124,6 +127,9 @@ func (c Config) runHorizon(seed uint64, stopped func() bool) Report {
 		cluster[i] = -1
 		if len(t.Incidents) > 0 {
 			cluster[i] = t.Incidents[0]
+			if t.End != session.EndCompleted {
+				tr.FailedHit++
+			}
 		}
 	}
 	tr.DesignEffect = designEffect(failed, cluster)

@@ -23,6 +23,9 @@ type Incident struct {
 	RetryAfterMs *float64 `json:"retryAfterMs,omitempty"`
 }
 
+// LengthMs is how long the incident lasts.
+func (in Incident) LengthMs() float64 { return in.ToMs - in.FromMs }
+
 // timeline is a horizon's turns and incidents, drawn from the run's seed:
 // arrivals from the "arrivals" stream, each incident kind's occurrences
 // from a stream of its own, so that adding a kind moves no other kind's

@@ -168,7 +168,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 		r := c.RunUntil(first, *runs, func() bool { return ctx.Err() != nil })
-		named = append(named, budget.Named{Policy: policies[i], Report: r})
+		named = append(named, budget.Named{Policy: policies[i], Report: r, Config: c})
 		if len(r.Violations) > 0 {
 			status = exitViolation
 		}
@@ -213,7 +213,9 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		return exitInterrupted
 	}
 	if *htmlOut != "" {
-		if err := writeAtomically(*htmlOut, func(w io.Writer) error { return budget.WriteHTML(w, named) }); err != nil {
+		if err := writeAtomically(*htmlOut, func(w io.Writer) error {
+			return budget.WritePage(w, budget.Page{Reports: named, Env: env, Bounds: checks, Seed: first})
+		}); err != nil {
 			return fail("--html: %v", err)
 		}
 	}

@@ -27,6 +27,7 @@ func printTimeline(tw io.Writer, tl *budget.TimelineReport) {
 	}
 	fmt.Fprintf(tw, "  incidents\t%d, %d of them hit turns: %d turns hit, %d carried through, %d failed; longest recovery %s ms\n",
 		len(tl.Incidents), hit, turns, carried, failed, num(longest))
+	fmt.Fprintf(tw, "  failed turns an incident hit\t%d\n", tl.FailedHit)
 	worst := slices.Clone(tl.Incidents)
 	slices.SortStableFunc(worst, func(a, b budget.IncidentReport) int { return b.Failed - a.Failed })
 	for _, in := range worst[:min(worstIncidents, len(worst))] {
@@ -43,7 +44,7 @@ func printTimeline(tw io.Writer, tl *budget.TimelineReport) {
 		}
 	}
 	if len(tl.Failed) > 0 && tl.Failed[peak] > 0 {
-		fmt.Fprintf(tw, "  worst minute\t%d failed turns from %s\n", tl.Failed[peak], budget.Clock(float64(peak)*60e3))
+		fmt.Fprintf(tw, "  worst minute\t%s from %s\n", plural(tl.Failed[peak], "failed turn"), budget.Clock(float64(peak)*60e3))
 	}
 	for _, c := range tl.Checks {
 		verdict := "within the interval"
@@ -55,13 +56,11 @@ func printTimeline(tw io.Writer, tl *budget.TimelineReport) {
 	}
 }
 
-// span is a length of virtual time for a reader: 30 s, 2.5 min, 24 h.
-func span(ms float64) string {
-	switch {
-	case ms < 60e3:
-		return fmt.Sprintf("%.3g s", ms/1e3)
-	case ms < 3600e3:
-		return fmt.Sprintf("%.3g min", ms/60e3)
+func span(ms float64) string { return budget.Span(ms) }
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
 	}
-	return fmt.Sprintf("%.3g h", ms/3600e3)
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -1,0 +1,135 @@
+package budget
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/turnsim/turnsim/loop"
+)
+
+// Param is one named setting, as a reader of the page sees it.
+type Param struct{ Name, Value string }
+
+// policyParams are a configuration's settings: the retry policy's, then
+// compaction's and the listener order when it installs compaction, then
+// plugged-in listeners.
+func policyParams(c Config) []Param {
+	p := c.Policy
+	var out []Param
+	switch {
+	case p == nil && c.Compaction == nil && len(c.Listeners) == 0:
+		return nil
+	case p == nil:
+		out = append(out, Param{"retry policy", "none"})
+	case p.Mode == loop.ModeAlways:
+		out = append(out, Param{"mode", "always (retries until a success)"}, Param{"retryable codes", "every code"})
+	default:
+		out = append(out, Param{"mode", "normal"}, Param{"max retries", fmt.Sprint(p.MaxRetries)},
+			Param{"retryable codes", strings.Join(p.RetryableCodes, ", ")})
+	}
+	if p != nil {
+		out = append(out, Param{"backoff", fmt.Sprintf("%s ms doubling, capped at %s ms, jitter ±%s", round(p.InitialDelayMs), round(p.MaxDelayMs), round(p.JitterRatio))})
+		if lo, hi, ok := RecoveryBounds(p); ok {
+			out = append(out, Param{"waits of an exhausted step", fmt.Sprintf("%s … %s ms", round(lo), round(hi))})
+		}
+	}
+	if c.Compaction != nil {
+		out = append(out, Param{"compaction", fmt.Sprintf("%d overflow recoveries", c.Compaction.MaxOverflowRetries)},
+			Param{"listener order", strings.Join(c.order(), " → ")})
+	}
+	for _, l := range c.Listeners {
+		out = append(out, Param{"listener", l.Name})
+	}
+	return out
+}
+
+// envParams are an environment's settings, one line for each failure,
+// burst state, outage, incident kind, and the horizon's shape.
+func envParams(e *Environment) []Param {
+	if e == nil {
+		return nil
+	}
+	var out []Param
+	if e.Timed() {
+		out = append(out, Param{"horizon", span(e.HorizonMs) + " of virtual time"})
+		a := e.Arrivals
+		if len(a.Schedule) == 0 {
+			out = append(out, Param{"turns arrive", fmt.Sprintf("%s a minute (Poisson)", round(a.PerMinute))})
+		}
+		for _, r := range a.Schedule {
+			out = append(out, Param{"turns arrive", fmt.Sprintf("from %s: %s a minute (Poisson)", Clock(r.FromMs), round(r.PerMinute))})
+		}
+	}
+	for _, f := range e.Failures {
+		out = append(out, Param{"independent failure", failureText(f)})
+	}
+	if b := e.Bursts; b != nil {
+		out = append(out, Param{"bursts", fmt.Sprintf("good → bad %s, bad → good %s a request", share(b.PGoodToBad), share(b.PBadToGood))})
+		for _, f := range b.Failures {
+			out = append(out, Param{"in a burst", failureText(f)})
+		}
+	}
+	for _, o := range e.Outages {
+		at := fmt.Sprintf("from %s ms of each turn", round(o.FromMs))
+		if e.Timed() {
+			at = "at " + Clock(o.FromMs)
+		}
+		out = append(out, Param{"outage", fmt.Sprintf("%s %s for %s", codeText(o.Code, o.Status), at, span(o.ForMs))})
+	}
+	for _, k := range e.Incidents {
+		text := fmt.Sprintf("%s, %s an hour, lasting %s", codeText(k.Code, k.Status), round(k.PerHour), distText(k.ForMs, "ms"))
+		if k.RetryAfterMs != nil {
+			text += ", Retry-After " + distText(k.RetryAfterMs, "ms")
+		}
+		out = append(out, Param{"incidents", text})
+	}
+	if e.LatencyMs != nil {
+		out = append(out, Param{"latency", distText(e.LatencyMs, "ms")})
+	}
+	if w := e.Workload; w != nil {
+		out = append(out, Param{"workload", fmt.Sprintf("%d tool steps of %d characters, context window %d tokens", w.ToolSteps, w.ResultChars, w.ContextWindow)})
+	}
+	if len(out) == 0 {
+		out = append(out, Param{"failures", "none: no request fails"})
+	}
+	return out
+}
+
+func failureText(f Failure) string {
+	text := fmt.Sprintf("%s with p %s", codeText(f.Code, f.Status), share(f.P))
+	if f.RetryAfterMs != nil {
+		text += ", Retry-After " + distText(f.RetryAfterMs, "ms")
+	}
+	return text
+}
+
+func codeText(code string, status int) string {
+	if status == 0 {
+		return code
+	}
+	return fmt.Sprintf("%s %d", code, status)
+}
+
+func distText(d *Distribution, unit string) string {
+	switch {
+	case d.Fixed != nil:
+		return round(*d.Fixed) + " " + unit
+	case d.Uniform != nil:
+		return fmt.Sprintf("uniform %s–%s %s", round(d.Uniform[0]), round(d.Uniform[1]), unit)
+	}
+	return fmt.Sprintf("exponential, mean %s %s", round(*d.Exponential), unit)
+}
+
+// span is a length of virtual time for a reader: 30 s, 2.5 min, 24 h.
+func span(ms float64) string {
+	switch {
+	case ms < 60e3:
+		return fmt.Sprintf("%.3g s", ms/1e3)
+	case ms < 3600e3:
+		return fmt.Sprintf("%.3g min", ms/60e3)
+	}
+	return fmt.Sprintf("%.3g h", ms/3600e3)
+}
+
+// Span is span for other packages' reports.
+func Span(ms float64) string { return span(ms) }
