@@ -57,7 +57,7 @@ svg text.boundlabel{fill:#b3261e}
 <tr><td>exhausted (error after retries)</td>{{range .Reports}}<td>{{.Report.Exhausted}}</td>{{end}}</tr>
 <tr><td>failed at once (no retry)</td>{{range .Reports}}<td>{{.Report.FailedAtOnce}}</td>{{end}}</tr>
 <tr><td>aborted</td>{{range .Reports}}<td>{{.Report.Aborted}}</td>{{end}}</tr>
-<tr><td>exhaustion (95% CI)</td>{{range .Reports}}<td>{{share .Report.Exhaustion}} ({{share .Report.ExhaustionLo}} … {{share .Report.ExhaustionHi}}){{with .Report.Timeline}}{{if gt .DesignEffect 1.0}}<br><small>widened {{sqrt .DesignEffect}}× for turns an incident failed together</small>{{end}}{{end}}</td>{{end}}</tr>
+<tr><td>exhaustion (95% CI)</td>{{range .Reports}}<td>{{share .Report.Exhaustion}} ({{share .Report.ExhaustionLo}} … {{share .Report.ExhaustionHi}}){{with .Report.Timeline}}{{if ge .DesignEffect 1.01}}<br><small>widened {{sqrt .DesignEffect}}× for turns an incident failed together</small>{{end}}{{end}}</td>{{end}}</tr>
 <tr><td>why turns failed</td>{{range .Reports}}<td>{{range .Report.Failures}}{{.Turns}} × {{or .Code "-"}}: {{.Why}}<br>{{else}}none failed{{end}}</td>{{end}}</tr>
 <tr><td>recovery p50 / p90 / p99 / max</td>{{range .Reports}}<td>{{ms .Report.RecoveryP50}} / {{ms .Report.RecoveryP90}} / {{ms .Report.RecoveryP99}} / {{ms .Report.RecoveryMax}} ms</td>{{end}}</tr>
 <tr><td>extra requests</td>{{range .Reports}}<td>{{printf "%.3g" .Report.Amplification}} × the fault-free world's</td>{{end}}</tr>
@@ -71,7 +71,7 @@ svg text.boundlabel{fill:#b3261e}
 <svg class="timeline" width="{{.Width}}" height="{{.Height}}" role="img" aria-label="incidents and failed turns over virtual time">
 <text x="0" y="16">incidents</text>
 {{range .Bands}}<rect class="band{{if .Failed}} failed{{end}}" x="{{.X}}" y="4" width="{{.W}}" height="20"><title>{{.Title}}</title></rect>
-{{end}}{{range .Lanes}}<text x="0" y="{{add .Y 24}}">{{.Policy}}</text>
+{{end}}{{range .Lanes}}<text x="0" y="{{add .Y 24}}">{{.Short}}<title>{{.Policy}}</title></text>
 {{range .Bars}}<rect class="lanebar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>
 {{end}}{{end}}{{range .Axis}}<line class="grid" x1="{{.X}}" x2="{{.X}}" y1="0" y2="{{$.Timeline.Height}}"/><text x="{{.X}}" y="{{$.Timeline.Height}}" text-anchor="middle">{{.Label}}</text>
 {{end}}</svg>

@@ -3,6 +3,7 @@ package budget
 import (
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strings"
 )
@@ -34,7 +35,9 @@ type Band struct {
 
 // Lane is one policy's failed turns over the horizon.
 type Lane struct {
-	Policy string
+	// Short is the policy's name as a lane's label has room for: a file's
+	// name without its folder and extension.
+	Policy, Short string
 	Y      float64
 	Bars   []Bar
 }
@@ -120,7 +123,7 @@ func newTimelineChart(reports []Named) *TimelineChart {
 	w := timelineW / float64(buckets)
 	y := bandH + laneGap
 	for i, n := range reports {
-		lane := Lane{Policy: n.Policy, Y: y}
+		lane := Lane{Policy: n.Policy, Short: shortName(n.Policy), Y: y}
 		for b, f := range counts[i] {
 			if f == 0 {
 				continue
@@ -148,4 +151,14 @@ func axisStep(horizon float64) float64 {
 		}
 	}
 	return horizon / 8
+}
+
+// shortName is a policy file's base name without ".json", at most 22
+// characters.
+func shortName(policy string) string {
+	name := strings.TrimSuffix(path.Base(policy), ".json")
+	if r := []rune(name); len(r) > 22 {
+		name = string(r[:21]) + "…"
+	}
+	return name
 }

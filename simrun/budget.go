@@ -21,26 +21,39 @@ import (
 
 const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--fail CODE[/STATUS]=P…]
                      [--outage [CODE[/STATUS]@]FROM+FOR…] [--runs N] [--seed S]
-                     [--assert 'FIGURE<BOUND'…] [--json] [--html OUT.html] [--trace OUT.jsonl]
+                     [--assert 'FIGURE<BOUND'…] [--json] [--html OUT.html]
+                     [--trace OUT.jsonl [--turn N]]
 
 Runs N one-request turns under each policy (a DSH RetryPolicyConfig; the
 word "default" names DSH's default) against a fault environment, on the
 same seeds for every policy, each turn checked by the oracle. Reports per
 policy: turns completed, exhausted (error after retries), failed at once
-(error without a retry), aborted; the exhaustion probability with its 95%
-Wilson interval; attempts per turn; virtual time in recovery (p50, p90,
-p99, max) beside the bounds that follow from the policy alone; request
-amplification; oracle violations, with their reproduction.
+(error without a retry), aborted, and why turns failed (by code and
+reason); the exhaustion probability with its 95% Wilson interval; attempts
+per turn; virtual time in recovery (p50, p90, p99, max, over the turns
+that met a failure) beside the bounds that follow from the policy alone;
+request amplification; oracle violations, with their reproduction.
 
 An environment file: {"failures": [{"code": "SERVER", "status": 503, "p": 0.2}],
 "outages": [{"fromMs": 0, "forMs": 20000, "code": "SERVER"}]}. --fail and
 --outage add the common cases to it (or make one): --fail SERVER/503=0.2,
 --outage 0+20000. Without any, no request fails.
 
+With "horizonMs" the environment is one stretch of virtual time: turns
+arrive over it ("arrivals": {"perMinute": 30}, or a "schedule" of rates),
+incidents arrive and last as a process over it ("incidents": [{"perHour":
+0.5, "forMs": {"uniform": [20000, 40000]}, "code": "SERVER", "status":
+503}]), outages are times on it, and a turn meets whatever is happening
+while its requests run. --runs is then refused (the turns are the
+arrivals); the report adds each incident, failed turns per minute, the
+exhaustion interval widened for turns an incident failed together, and
+analytic cross-checks; --trace --turn N writes turn N's log.
+
 --assert 'exhaustion<0.001' --assert 'p99_recovery_ms<20000' makes the
 exit status 1 when a policy's report breaks a bound, so budgets can be
 pinned in CI. Figures: exhaustion, exhaustion_hi (the interval's upper
 end), p50/p90/p99/max_recovery_ms, amplification, violations, aborted.
+--html draws the policies side by side with the bounds' verdicts.
 
 Exit status: 0, 1 an invariant was violated or an --assert failed, 2 bad
 usage or input, 130 interrupted (SIGINT or SIGTERM): the report of the
@@ -247,7 +260,7 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budge
 		}
 		fmt.Fprintf(tw, "%s\t%d × %s: %s\n", label, f.Turns, code, f.Why)
 	}
-	if tl := r.Timeline; tl != nil && tl.DesignEffect > 1 {
+	if tl := r.Timeline; tl != nil && tl.DesignEffect >= 1.01 {
 		fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g, widened %.3g× for turns an incident failed together)\n",
 			r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi, math.Sqrt(tl.DesignEffect))
 	} else {
