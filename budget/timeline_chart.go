@@ -38,8 +38,8 @@ type Lane struct {
 	// Short is the policy's name as a lane's label has room for: a file's
 	// name without its folder and extension.
 	Policy, Short string
-	Y      float64
-	Bars   []Bar
+	Y             float64
+	Bars          []Bar
 }
 
 // AxisTick is a labelled time on the timeline's axis.
