@@ -15,17 +15,23 @@ type TB interface {
 	Errorf(format string, args ...any)
 }
 
-// Check runs turns seed … seed+runs-1 under the configuration, from a
-// policy author's test: it fails tb once for each turn the oracle failed
-// (naming the seed, the invariant and how to get the turn's log) and once
-// for each bound ("exhaustion<0.001", as simrun budget's --assert) the
-// report breaks, and returns the report for further assertions.
+// Check runs turns seed … seed+runs-1 under the configuration (under a
+// timed environment, the turns that arrive over its horizon, drawn from
+// seed; runs is not read), from a policy author's test: it fails tb once
+// for each turn the oracle failed (naming the seed, the invariant and how
+// to get the turn's log) and once for each bound ("exhaustion<0.001", as
+// simrun budget's --assert) the report breaks, and returns the report for
+// further assertions.
 func (c Config) Check(tb TB, seed uint64, runs int, bounds ...string) Report {
 	tb.Helper()
 	r := c.Run(seed, runs)
 	for _, t := range r.Violations {
 		v := faults.Principal(t.Violations)
-		tb.Errorf("turn seed %#x: %s: %s\n\treplay it: cfg.Trace(%#x, \"turn.jsonl\"), then simrun check --view turn.jsonl", t.Seed, v.Invariant, v.Message, t.Seed)
+		replay := fmt.Sprintf("cfg.Trace(%#x, \"turn.jsonl\")", t.Seed)
+		if c.Env.Timed() {
+			replay = fmt.Sprintf("cfg.TraceTurn(%#x, %d, \"turn.jsonl\")", seed, t.Index)
+		}
+		tb.Errorf("turn seed %#x: %s: %s\n\treplay it: %s, then simrun check --view turn.jsonl", t.Seed, v.Invariant, v.Message, replay)
 	}
 	for _, text := range bounds {
 		b, err := ParseBound(text)
@@ -34,7 +40,7 @@ func (c Config) Check(tb TB, seed uint64, runs int, bounds ...string) Report {
 			continue
 		}
 		if ok, v := b.Holds(r); !ok {
-			tb.Errorf("bound %s fails: %s = %.6g over %d turns from seed %#x", b.Text, b.Figure, v, runs, seed)
+			tb.Errorf("bound %s fails: %s = %.6g over %d turns from seed %#x", b.Text, b.Figure, v, r.Turns, seed)
 		}
 	}
 	return r

@@ -96,3 +96,32 @@ func ExampleConfig_Run() {
 	// without: 491 of 1000 turns failed
 	// with:    252 of 1000 turns failed, 0 violations
 }
+
+// TestCheckNamesATimedTurn: over a horizon, a turn is replayed by its
+// place in the run, not its seed alone (its incidents depend on when it
+// ran): Check's message names TraceTurn, and TraceTurn writes the turn
+// that met the outage.
+func TestCheckNamesATimedTurn(t *testing.T) {
+	always := sim.Listener{Name: "retry-everything", Place: sim.Outermost, MaxRetries: sim.Unbounded, New: func(sim.Env) loop.RequestErrorListener {
+		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) { return loop.Retry, nil }
+	}}
+	env := &Environment{HorizonMs: 600e3, Arrivals: &Arrivals{PerMinute: 2}, Outages: []Outage{{FromMs: 300e3, ForMs: 60e3, Code: "SERVER"}}}
+	cfg := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{always}}
+	var tb recordingTB
+	r := cfg.Check(&tb, 1, 0)
+	if len(r.Violations) == 0 || len(r.Violations) == r.Turns || len(tb.errors) != len(r.Violations) {
+		t.Fatalf("%d violations of %d turns, errors:\n%s", len(r.Violations), r.Turns, strings.Join(tb.errors, "\n"))
+	}
+	first := r.Violations[0]
+	if want := fmt.Sprintf("replay it: cfg.TraceTurn(0x1, %d, \"turn.jsonl\")", first.Index); !strings.Contains(tb.errors[0], want) {
+		t.Errorf("error %q, want %q", tb.errors[0], want)
+	}
+	path := filepath.Join(t.TempDir(), "turn.jsonl")
+	if err := cfg.TraceTurn(1, first.Index, path); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	if !strings.Contains(string(raw), `"code":"SERVER"`) {
+		t.Errorf("turn %d's trace never met the outage", first.Index)
+	}
+}
