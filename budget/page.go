@@ -45,7 +45,7 @@ svg text.boundlabel{fill:#b3261e}
 <h1>What each policy bought</h1>
 <p class="sub">{{len .Reports}} {{if eq (len .Reports) 1}}policy{{else}}policies on the same turns{{end}}{{with (index .Reports 0).Report.Timeline}}, arriving over {{span .HorizonMs}} of virtual time{{else}}, {{(index .Reports 0).Report.Turns}} turns{{if gt (len $.Reports) 1}} each{{end}}{{end}}, from seed {{printf "%#x" .Seed}}; every turn checked by the oracle.</p>
 <ul class="verdicts" id="verdicts">
-{{range $i, $n := .Reports}}<li id="verdict-{{$i}}">{{if index $.Pass $i}}<span class="pass">✓ {{$n.Policy}}</span>{{if $.Bounds}} keeps every bound{{end}}{{else}}<span class="fail">✗ {{$n.Policy}}</span> breaks {{index $.Broken $i}}{{end}}{{with index $.Why $i}} — {{.}}{{end}}</li>
+{{range $i, $n := .Reports}}<li id="verdict-{{$i}}">{{if not (index $.Pass $i)}}{{else if $.Bounds}}<span class="pass">✓ {{$n.Policy}}</span> keeps every bound{{else}}<b>{{$n.Policy}}</b>{{end}}{{if index $.Pass $i}}{{else}}<span class="fail">✗ {{$n.Policy}}</span> breaks {{index $.Broken $i}}{{end}}{{with index $.Why $i}} — {{.}}{{end}}</li>
 {{end}}</ul>
 
 <table class="compare" id="compare">

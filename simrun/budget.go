@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -77,6 +78,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&fails, "fail", "add an independent failure CODE[/STATUS]=P to the environment, e.g. SERVER/503=0.2 (repeatable)")
 	fs.Var(&outages, "outage", "add an outage [CODE[/STATUS]@]FROM+FOR in ms (default SERVER/503), e.g. 0+20000 (repeatable)")
 	runs := fs.Int("runs", 10000, "turns per policy")
+	workers := fs.Int("j", runtime.GOMAXPROCS(0), "policies run at once (the report is the same for any -j)")
 	seed := fs.String("seed", "1", "the first turn's seed; turn i uses seed+i under every policy")
 	asJSON := fs.Bool("json", false, "print one JSON report per policy")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML page of the reports here")
@@ -176,11 +178,30 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	status := exitClean
 	var named []budget.Named
+	// Policies run side by side, up to -j at once, and print in the order
+	// given: each policy's report is its own turns' alone, so the bytes
+	// are the same for any -j.
+	done := make([]chan *budget.Report, len(resolved))
+	slots := make(chan struct{}, max(*workers, 1))
 	for i, c := range resolved {
-		if ctx.Err() != nil {
+		done[i] = make(chan *budget.Report, 1)
+		go func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if ctx.Err() != nil {
+				done[i] <- nil // interrupted before it began
+				return
+			}
+			r := c.RunUntil(first, *runs, func() bool { return ctx.Err() != nil })
+			done[i] <- &r
+		}()
+	}
+	for i, c := range resolved {
+		rp := <-done[i]
+		if rp == nil {
 			break
 		}
-		r := c.RunUntil(first, *runs, func() bool { return ctx.Err() != nil })
+		r := *rp
 		named = append(named, budget.Named{Policy: policies[i], Report: r, Config: c})
 		if len(r.Violations) > 0 {
 			status = exitViolation
@@ -209,7 +230,11 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		if r.Interrupted {
 			// A partial report holds up no bound, and says so.
-			fmt.Fprintf(stderr, "simrun budget: interrupted after %d of %d turns of policy %s; no --assert checked, no --html written\n", r.Turns, *runs, policies[i])
+			of := fmt.Sprint(*runs)
+			if env.Timed() {
+				of = "the horizon's"
+			}
+			fmt.Fprintf(stderr, "simrun budget: interrupted after %d of %s turns of policy %s; no --assert checked, no --html written\n", r.Turns, of, policies[i])
 			return exitInterrupted
 		}
 		for _, c := range checks {

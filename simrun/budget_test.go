@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -193,5 +194,28 @@ func TestBudgetOverAHorizon(t *testing.T) {
 	}
 	if status, _, errOut := simrun("budget", "--policy", "default", "--env", env, "--turn", "999999", "--trace", trace); status != exitUsage || !strings.Contains(errOut, "has") {
 		t.Errorf("a turn past the horizon's: status %d, %q", status, errOut)
+	}
+}
+
+// TestBudgetSameForAnyJ: policies run side by side print the same bytes,
+// text, --json and page, as one at a time.
+func TestBudgetSameForAnyJ(t *testing.T) {
+	dir := t.TempDir()
+	env := filepath.Join(dir, "hours.json")
+	os.WriteFile(env, []byte(`{"horizonMs":7200000,"arrivals":{"perMinute":10},"failures":[{"code":"SERVER","status":503,"p":0.3}],
+		"incidents":[{"perHour":3,"forMs":{"exponentialMean":20000},"code":"SERVER","status":503}]}`), 0o644)
+	run := func(j string, extra ...string) string {
+		page := filepath.Join(dir, "page-"+j+".html")
+		args := append([]string{"budget", "--policy", "default", "--policy", "../examples/budget/two-retries.json", "--policy", "../examples/budget/steady.json",
+			"--env", env, "--assert", "exhaustion_hi<0.01", "-j", j, "--html", page}, extra...)
+		status, out, errOut := simrun(args...)
+		html, _ := os.ReadFile(page)
+		return fmt.Sprintf("status %d\n%s\n%s\n%s", status, out, errOut, html)
+	}
+	for _, extra := range [][]string{nil, {"--json"}} {
+		one, three := run("1", extra...), run("3", extra...)
+		if diff := cmp.Diff(one, three); diff != "" {
+			t.Errorf("%v: -j 1 and -j 3 differ (-one +three):\n%s", extra, diff)
+		}
 	}
 }
