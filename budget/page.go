@@ -13,6 +13,7 @@ var page = template.Must(template.New("budget").Funcs(template.FuncMap{
 	"f":     func(v float64) string { return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", v), "0"), ".") },
 	"ms":    round,
 	"share": share,
+	"extra": func(a float64) string { return fmt.Sprintf("%+.1f%%", 100*(a-1)) },
 	"fig":   figureText,
 	"clock": Clock,
 	"span":  span,
@@ -60,7 +61,7 @@ svg text.boundlabel{fill:#b3261e}
 <tr><td>exhaustion (95% CI)</td>{{range .Reports}}<td>{{share .Report.Exhaustion}} ({{share .Report.ExhaustionLo}} … {{share .Report.ExhaustionHi}}){{with .Report.Timeline}}{{if ge .DesignEffect 1.01}}<br><small>widened {{sqrt .DesignEffect}}× for turns an incident failed together</small>{{end}}{{end}}</td>{{end}}</tr>
 <tr><td>why turns failed</td>{{range .Reports}}<td>{{range .Report.Failures}}{{.Turns}} × {{or .Code "-"}}: {{.Why}}<br>{{else}}none failed{{end}}</td>{{end}}</tr>
 <tr><td>recovery p50 / p90 / p99 / max</td>{{range .Reports}}<td>{{ms .Report.RecoveryP50}} / {{ms .Report.RecoveryP90}} / {{ms .Report.RecoveryP99}} / {{ms .Report.RecoveryMax}} ms</td>{{end}}</tr>
-<tr><td>extra requests</td>{{range .Reports}}<td>{{printf "%.3g" .Report.Amplification}} × the fault-free world's</td>{{end}}</tr>
+<tr><td>extra requests</td>{{range .Reports}}<td>{{extra .Report.Amplification}} ({{printf "%.3g" .Report.Amplification}} × the fault-free world's)</td>{{end}}</tr>
 <tr><td>oracle violations</td>{{range .Reports}}<td>{{len .Report.Violations}}</td>{{end}}</tr>
 </table>
 

@@ -30,7 +30,7 @@ func (c Config) timedWorld(tl *timeline, at float64, seed uint64) (*sim.Scenario
 
 func (c Config) timedRun(tl *timeline, at float64, seed uint64) (Turn, float64) {
 	for window := firstWindow; ; window *= 2 {
-		outages, index := tl.outagesFor(at, window)
+		outages, ids := tl.outagesFor(at, window)
 		t, res := c.runTurn(seed, outages)
 		if n := len(res.Requests); n > 0 && res.Requests[n-1].TimeMs >= window && window < 1e12 {
 			continue
@@ -44,8 +44,8 @@ func (c Config) timedRun(tl *timeline, at float64, seed uint64) (Turn, float64) 
 			if k == 0 {
 				t.FirstInIncident = true
 			}
-			if !slices.Contains(t.Incidents, index[i]) {
-				t.Incidents = append(t.Incidents, index[i])
+			if !slices.Contains(t.Incidents, ids[i]) {
+				t.Incidents = append(t.Incidents, ids[i])
 			}
 		}
 		return t, window
@@ -99,11 +99,14 @@ type CrossCheck struct {
 }
 
 // runHorizon runs every turn that arrives over the environment's horizon
-// drawn from seed, in order of arrival, turn i on seed seed+i.
+// drawn from seed, in order of arrival, turn i on seed seed+i. What the
+// report needs of each turn is added up as it ends, not kept: a week of
+// turns under several policies at once would otherwise hold hundreds of
+// megabytes.
 func (c Config) runHorizon(seed uint64, stopped func() bool) Report {
 	tl := newTimeline(c.Env, seed)
 	var tally tally
-	var turns []Turn
+	h := newHorizonTally(c.Env.HorizonMs, len(tl.arrivals))
 	for i, at := range tl.arrivals {
 		if stopped != nil && stopped() {
 			tally.interrupted = true
@@ -112,72 +115,104 @@ func (c Config) runHorizon(seed uint64, stopped func() bool) Report {
 		t := c.timedTurn(tl, at, seed+uint64(i))
 		t.Index = i
 		tally.add(t)
-		turns = append(turns, t)
+		h.add(t)
 	}
 	r := tally.report(c)
-	tr := &TimelineReport{HorizonMs: c.Env.HorizonMs}
-	tr.Incidents = incidentReports(tl, turns)
-	tr.Arrived, tr.Failed = perMinute(c.Env.HorizonMs, turns)
-	failed := make([]bool, len(turns))
-	inIncident := make([]bool, len(turns))
-	cluster := make([]int, len(turns))
-	for i, t := range turns {
-		failed[i] = t.End == session.EndError
-		inIncident[i] = t.FirstInIncident
-		cluster[i] = -1
-		if len(t.Incidents) > 0 {
-			cluster[i] = t.Incidents[0]
-			if t.End != session.EndCompleted {
-				tr.FailedHit++
-			}
-		}
-	}
-	tr.DesignEffect = designEffect(failed, cluster)
+	tr := &TimelineReport{HorizonMs: c.Env.HorizonMs, Arrived: h.arrived, Failed: h.failed, FailedHit: h.failedHit}
+	tr.Incidents = h.incidents(tl)
+	tr.DesignEffect = designEffect(h.failedTurn, h.cluster)
 	errors := r.Exhausted + r.FailedAtOnce
 	r.ExhaustionLo, r.ExhaustionHi = wilson(float64(errors)/tr.DesignEffect, float64(r.Turns)/tr.DesignEffect, 1.96)
-	tr.Checks = crossChecks(c.Env, turns, inIncident, cluster)
+	tr.Checks = h.crossChecks(c.Env)
 	r.Timeline = tr
 	return r
 }
 
-// incidentReports says what each incident did to the turns it hit.
-func incidentReports(tl *timeline, turns []Turn) []IncidentReport {
-	out := make([]IncidentReport, len(tl.incidents))
-	for i, in := range tl.incidents {
-		out[i].Incident = in
-	}
-	for _, t := range turns {
-		for _, i := range t.Incidents {
-			r := &out[i]
-			r.TurnsHit++
-			if t.End == session.EndCompleted {
-				r.Carried++
-			} else {
-				r.Failed++
-			}
-			r.LongestRecoveryMs = max(r.LongestRecoveryMs, t.RecoveryMs)
-		}
-	}
-	// Incidents drawn past the horizon for a turn that ran past it are
-	// kept only if they hit a turn.
-	return slices.DeleteFunc(out, func(r IncidentReport) bool { return r.FromMs >= tl.env.HorizonMs && r.TurnsHit == 0 })
+// horizonTally adds up what a horizon's report says of its turns.
+type horizonTally struct {
+	horizon float64
+	// arrived and failed count turns by minute: of their start, and of
+	// the end of those that did not complete (which may be past the
+	// horizon).
+	arrived, failed []int
+	// perIncident is what each incident (by id) did to the turns it hit.
+	perIncident []IncidentReport
+	failedHit   int
+	// Per turn: whether it ended in error, and its cluster (the first
+	// incident that hit it, -1 none), for the design effect.
+	failedTurn, firstInTurn []bool
+	cluster                 []int32
+	// For the cross-checks: turns whose first request ran inside an
+	// incident; first requests outside incidents, and of those, failed.
+	firstIn, firstOut, firstOutFailed int
 }
 
-// perMinute counts turns by the minute they began in, and failed turns by
-// the minute they ended in (which may be past the horizon).
-func perMinute(horizon float64, turns []Turn) (arrived, failed []int) {
+func newHorizonTally(horizon float64, turns int) *horizonTally {
 	minutes := int(math.Ceil(horizon / 60e3))
-	for _, t := range turns {
-		minutes = max(minutes, int((t.StartMs+t.DurationMs)/60e3)+1)
+	return &horizonTally{horizon: horizon, arrived: make([]int, minutes), failed: make([]int, minutes),
+		failedTurn: make([]bool, 0, turns), firstInTurn: make([]bool, 0, turns), cluster: make([]int32, 0, turns)}
+}
+
+func (h *horizonTally) add(t Turn) {
+	minute := func(ms float64) int {
+		m := int(ms / 60e3)
+		for len(h.arrived) <= m {
+			h.arrived, h.failed = append(h.arrived, 0), append(h.failed, 0)
+		}
+		return m
 	}
-	arrived, failed = make([]int, minutes), make([]int, minutes)
-	for _, t := range turns {
-		arrived[int(t.StartMs/60e3)]++
-		if t.End != session.EndCompleted {
-			failed[int((t.StartMs+t.DurationMs)/60e3)]++
+	h.arrived[minute(t.StartMs)]++
+	if t.End != session.EndCompleted {
+		h.failed[minute(t.StartMs+t.DurationMs)]++
+	}
+	cluster := int32(-1)
+	for k, id := range t.Incidents {
+		for len(h.perIncident) <= id {
+			h.perIncident = append(h.perIncident, IncidentReport{})
+		}
+		r := &h.perIncident[id]
+		r.TurnsHit++
+		if t.End == session.EndCompleted {
+			r.Carried++
+		} else {
+			r.Failed++
+		}
+		r.LongestRecoveryMs = max(r.LongestRecoveryMs, t.RecoveryMs)
+		if k == 0 {
+			cluster = int32(id)
 		}
 	}
-	return arrived, failed
+	if cluster >= 0 && t.End != session.EndCompleted {
+		h.failedHit++
+	}
+	h.failedTurn = append(h.failedTurn, t.End == session.EndError)
+	h.cluster = append(h.cluster, cluster)
+	h.firstInTurn = append(h.firstInTurn, t.FirstInIncident)
+	switch {
+	case t.FirstInIncident:
+		h.firstIn++
+	case t.Attempts > 0:
+		h.firstOut++
+		if t.FirstFailed {
+			h.firstOutFailed++
+		}
+	}
+}
+
+// incidents are every incident that began before the horizon's end, and
+// any later one that hit a turn running past it, in order of start.
+func (h *horizonTally) incidents(tl *timeline) []IncidentReport {
+	var out []IncidentReport
+	for _, id := range tl.byStart {
+		r := IncidentReport{Incident: tl.all[id]}
+		if id < len(h.perIncident) {
+			r.TurnsHit, r.Carried, r.Failed, r.LongestRecoveryMs = h.perIncident[id].TurnsHit, h.perIncident[id].Carried, h.perIncident[id].Failed, h.perIncident[id].LongestRecoveryMs
+		}
+		if r.FromMs < h.horizon || r.TurnsHit > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // crossChecks are the shares that follow exactly from the environment:
@@ -186,39 +221,22 @@ func perMinute(horizon float64, turns []Turn) (arrived, failed []int) {
 // time-average, 1 − exp(−Σ rate × mean duration)); with independent
 // failures and no bursts, the share of first requests outside incidents
 // that failed (1 − Π(1 − p)).
-func crossChecks(env *Environment, turns []Turn, inIncident []bool, cluster []int) []CrossCheck {
+func (h *horizonTally) crossChecks(env *Environment) []CrossCheck {
 	var out []CrossCheck
-	n := len(turns)
+	n := len(h.cluster)
 	if len(env.Incidents) > 0 && len(env.Outages) == 0 && n > 0 {
-		k := 0
-		for _, in := range inIncident {
-			if in {
-				k++
-			}
-		}
 		// Turns that begin in the same incident are not independent.
-		deff := designEffect(inIncident, cluster)
-		lo, hi := wilson(float64(k)/deff, float64(n)/deff, 1.96)
-		out = append(out, check("turns whose first request ran inside an incident", k, n, lo, hi, coveredShare(env.Incidents)))
+		deff := designEffect(h.firstInTurn, h.cluster)
+		lo, hi := wilson(float64(h.firstIn)/deff, float64(n)/deff, 1.96)
+		out = append(out, check("turns whose first request ran inside an incident", h.firstIn, n, lo, hi, coveredShare(env.Incidents)))
 	}
-	if len(env.Failures) > 0 && env.Bursts == nil {
-		k, m := 0, 0
-		for _, t := range turns {
-			if !t.FirstInIncident && t.Attempts > 0 {
-				m++
-				if t.FirstFailed {
-					k++
-				}
-			}
+	if len(env.Failures) > 0 && env.Bursts == nil && h.firstOut > 0 {
+		pass := 1.0
+		for _, f := range env.Failures {
+			pass *= 1 - f.P
 		}
-		if m > 0 {
-			pass := 1.0
-			for _, f := range env.Failures {
-				pass *= 1 - f.P
-			}
-			lo, hi := Wilson(k, m, 1.96)
-			out = append(out, check("first requests outside incidents that failed", k, m, lo, hi, 1-pass))
-		}
+		lo, hi := Wilson(h.firstOutFailed, h.firstOut, 1.96)
+		out = append(out, check("first requests outside incidents that failed", h.firstOutFailed, h.firstOut, lo, hi, 1-pass))
 	}
 	return out
 }
@@ -236,7 +254,7 @@ func check(what string, k, n int, lo, hi, analytic float64) CrossCheck {
 // independent draws than its turn count, and the Wilson interval is taken
 // over n / deff turns. 1 when nothing clusters, the share is 0 or 1, or
 // the clusters happen to vary less than independent turns would.
-func designEffect(xs []bool, cluster []int) float64 {
+func designEffect(xs []bool, cluster []int32) float64 {
 	n := len(xs)
 	k := 0
 	for _, x := range xs {
@@ -248,7 +266,7 @@ func designEffect(xs []bool, cluster []int) float64 {
 		return 1
 	}
 	p := float64(k) / float64(n)
-	sums := map[int]*[2]float64{} // cluster → (failed, turns); only sums are read, never the order
+	sums := map[int32]*[2]float64{} // cluster → (failed, turns); only sums are read, never the order
 	ss := 0.0
 	for i, x := range xs {
 		v := 0.0
@@ -267,7 +285,7 @@ func designEffect(xs []bool, cluster []int) float64 {
 		s[0] += v
 		s[1]++
 	}
-	keys := make([]int, 0, len(sums))
+	keys := make([]int32, 0, len(sums))
 	for c := range sums {
 		keys = append(keys, c)
 	}

@@ -149,12 +149,12 @@ func TestTimelineDraws(t *testing.T) {
 		t.Error("arrivals out of order")
 	}
 	tl.until(day)
-	if n := len(tl.incidents); math.Abs(float64(n)-48) > 4*math.Sqrt(48) {
+	if n := len(tl.sorted()); math.Abs(float64(n)-48) > 4*math.Sqrt(48) {
 		t.Errorf("%d incidents in a day at 2 an hour", n)
 	}
 	again := newTimeline(env, 3)
 	again.until(day)
-	if diff := cmp.Diff(tl.incidents, again.incidents); diff != "" {
+	if diff := cmp.Diff(tl.sorted(), again.sorted()); diff != "" {
 		t.Errorf("the same seed drew another timeline (-first +second):\n%s", diff)
 	}
 	// Over many seeds, an incident is in progress at 0 ms as often as the
@@ -162,7 +162,7 @@ func TestTimelineDraws(t *testing.T) {
 	atStart := 0
 	for seed := range uint64(3000) {
 		tl := newTimeline(env, seed)
-		if len(tl.incidents) > 0 && tl.incidents[0].FromMs < 0 {
+		if len(tl.sorted()) > 0 && tl.sorted()[0].FromMs < 0 {
 			atStart++
 		}
 	}
@@ -177,12 +177,12 @@ func TestTimelineDraws(t *testing.T) {
 	tl2 := newTimeline(&two, 3)
 	tl2.until(day)
 	var kept []Incident
-	for _, in := range tl2.incidents {
+	for _, in := range tl2.sorted() {
 		if in.Source == "incidents[0]" {
 			kept = append(kept, in)
 		}
 	}
-	if diff := cmp.Diff(tl.incidents, kept); diff != "" {
+	if diff := cmp.Diff(tl.sorted(), kept); diff != "" {
 		t.Errorf("a second kind moved the first's incidents (-alone +beside another):\n%s", diff)
 	}
 }
@@ -209,8 +209,10 @@ func TestTurnMeetsWhatIsHappening(t *testing.T) {
 	if after.FirstInIncident || len(after.Incidents) != 0 || after.End != "error" {
 		t.Errorf("a turn after the outage, failed by its independent failures: %+v", after)
 	}
-	_, failed := perMinute(env.HorizonMs, []Turn{before, after})
-	if failed[10] != 2 { // both ended between 600 and 660 s
+	h := newHorizonTally(env.HorizonMs, 2)
+	h.add(before)
+	h.add(after)
+	if failed := h.failed; failed[10] != 2 { // both ended between 600 and 660 s
 		t.Errorf("failed per minute: %v", failed[9:12])
 	}
 }
@@ -219,12 +221,12 @@ func TestTurnMeetsWhatIsHappening(t *testing.T) {
 // all together in clusters of m widen the interval m times.
 func TestDesignEffect(t *testing.T) {
 	var xs []bool
-	var alone, clustered []int
+	var alone, clustered []int32
 	for c := range 1000 {
 		for range 10 {
 			xs = append(xs, c%20 == 0) // one cluster in 20 fails whole
 			alone = append(alone, -1)
-			clustered = append(clustered, c)
+			clustered = append(clustered, int32(c))
 		}
 	}
 	if d := designEffect(xs, alone); d != 1 {

@@ -33,10 +33,14 @@ func (in Incident) LengthMs() float64 { return in.ToMs - in.FromMs }
 type timeline struct {
 	env      *Environment
 	arrivals []float64
-	// incidents are sorted by FromMs (then by source), drawn up to drawn
-	// ms; later ones are drawn when a turn runs past that.
-	incidents []Incident
-	drawn     float64
+	// all are the incidents drawn so far, up to drawn ms, in the order
+	// they were drawn: an incident's id is its place here, which never
+	// changes (later ones are drawn when a turn runs past drawn, and may
+	// start before a scheduled outage). byStart are their ids in order of
+	// start, equal starts in the order drawn.
+	all     []Incident
+	byStart []int
+	drawn   float64
 	// longest is the longest incident yet, bounding how far back an
 	// incident in progress can have begun.
 	longest float64
@@ -112,17 +116,26 @@ func (t *timeline) until(ms float64) {
 	t.add(fresh)
 }
 
-// add puts fresh incidents among the drawn ones, in order of start (a
-// stable sort: equal starts keep the order they were drawn in).
+// add gives fresh incidents their ids and places them in order of start.
 func (t *timeline) add(fresh []Incident) {
 	if len(fresh) == 0 {
 		return
 	}
 	for _, in := range fresh {
 		t.longest = max(t.longest, in.ToMs-in.FromMs)
+		t.byStart = append(t.byStart, len(t.all))
+		t.all = append(t.all, in)
 	}
-	t.incidents = append(t.incidents, fresh...)
-	slices.SortStableFunc(t.incidents, func(a, b Incident) int { return compareFloat(a.FromMs, b.FromMs) })
+	slices.SortStableFunc(t.byStart, func(a, b int) int { return compareFloat(t.all[a].FromMs, t.all[b].FromMs) })
+}
+
+// sorted are the incidents drawn so far in order of start.
+func (t *timeline) sorted() []Incident {
+	out := make([]Incident, len(t.byStart))
+	for i, id := range t.byStart {
+		out[i] = t.all[id]
+	}
+	return out
 }
 
 func compareFloat(a, b float64) int {
@@ -137,31 +150,25 @@ func compareFloat(a, b float64) int {
 
 // outagesFor are the incidents that overlap [at, at+window), as the
 // outages of a turn's world that begins at at: times made the turn's own,
-// the part before its start cut off. Their order is the incidents' (by
-// start): the world fails a request with the first outage covering it,
-// and attribute reads them back in the same order.
-func (t *timeline) outagesFor(at, window float64) (outages []sim.Outage, index []int) {
+// the part before its start cut off; ids are the incidents'. Their order
+// is by start: the world fails a request with the first outage covering
+// it, and timedRun reads them back in the same order.
+func (t *timeline) outagesFor(at, window float64) (outages []sim.Outage, ids []int) {
 	t.until(at + window)
-	end := startingBefore(t.incidents, at+window)
-	for i := end - 1; i >= 0 && t.incidents[i].FromMs >= at-t.longest; i-- {
-		if t.incidents[i].ToMs > at {
-			index = append(index, i)
+	end, _ := slices.BinarySearchFunc(t.byStart, at+window, func(id int, ms float64) int { return compareFloat(t.all[id].FromMs, ms) })
+	for i := end - 1; i >= 0 && t.all[t.byStart[i]].FromMs >= at-t.longest; i-- {
+		if id := t.byStart[i]; t.all[id].ToMs > at {
+			ids = append(ids, id)
 		}
 	}
-	slices.Reverse(index)
-	for _, i := range index {
-		in := t.incidents[i]
+	slices.Reverse(ids)
+	for _, id := range ids {
+		in := t.all[id]
 		fail := failure(in.Code, in.Status)
 		fail.ProviderRetryAfterMs = in.RetryAfterMs
 		outages = append(outages, sim.Outage{FromMs: max(0, in.FromMs-at), ToMs: in.ToMs - at, Fail: *fail})
 	}
-	return outages, index
-}
-
-// startingBefore is the number of incidents that start before ms.
-func startingBefore(incidents []Incident, ms float64) int {
-	n, _ := slices.BinarySearchFunc(incidents, ms, func(in Incident, ms float64) int { return compareFloat(in.FromMs, ms) })
-	return n
+	return outages, ids
 }
 
 // drawArrivals draws the turns' start times: Poisson at the rate in

@@ -176,6 +176,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	tuneGCForBudget()
 	status := exitClean
 	var named []budget.Named
 	// Policies run side by side, up to -j at once, and print in the order

@@ -75,6 +75,17 @@ func tuneGCForRuns() {
 	}
 }
 
+// tuneGCForBudget: a budget's turns leave garbage that dies with each
+// turn, as runs do, but a horizon keeps every turn's outcome until its
+// report (tens of megabytes over days), so it takes the rarer collection
+// without the ceiling, which that live heap would keep the collector
+// pressed against.
+func tuneGCForBudget() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+}
+
 const usage = `usage: simrun <command> [arguments]
 
 commands:
