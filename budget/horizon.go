@@ -46,6 +46,9 @@ type IncidentKind struct {
 // unit is refused rather than run for hours.
 const maxTurns = 5_000_000
 
+// maxIncidents bounds one kind's expected incidents over the horizon.
+const maxIncidents = 1_000_000
+
 // Timed reports whether the environment is a stretch of virtual time.
 func (e *Environment) Timed() bool { return e != nil && e.HorizonMs > 0 }
 
@@ -106,6 +109,9 @@ func (e *Environment) validateHorizon() error {
 		}
 		if m := k.ForMs.mean(); m > e.HorizonMs {
 			return fmt.Errorf("%s.forMs: a mean of %v ms is longer than the horizon", at, m)
+		}
+		if n := k.PerHour / 3600e3 * (e.HorizonMs + k.ForMs.mean()); n > maxIncidents {
+			return fmt.Errorf("%s.perHour: %v an hour is %.0f incidents over the horizon, more than the %d a run takes", at, k.PerHour, n, maxIncidents)
 		}
 		if k.RetryAfterMs != nil {
 			if err := k.RetryAfterMs.validate(at + ".retryAfterMs"); err != nil {

@@ -250,6 +250,7 @@ func TestHorizonErrors(t *testing.T) {
 		{"a schedule in order", `{"horizonMs":1000,"arrivals":{"schedule":[{"fromMs":500,"perMinute":1},{"fromMs":100,"perMinute":1}]}}`, "arrivals.schedule[1].fromMs: must be after schedule[0]'s 500, got 100"},
 		{"an incident's length", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"code":"SERVER"}]}`, "incidents[0].forMs: missing"},
 		{"an incident's rate", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":0,"forMs":{"fixed":1},"code":"SERVER"}]}`, "incidents[0].perHour: must be in (0, 3600], got 0"},
+		{"incidents by the million are refused (each in progress at the start is drawn)", `{"horizonMs":31536000000,"arrivals":{"perMinute":0.001},"incidents":[{"perHour":3600,"forMs":{"fixed":1000},"code":"SERVER"}]}`, "incidents[0].perHour: 3600 an hour is 31536001 incidents over the horizon, more than the 1000000 a run takes"},
 		{"an incident's code", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"forMs":{"fixed":1}}]}`, "incidents[0].code: missing"},
 		{"an incident's field, by path", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"forMs":{"fixed":1},"code":"SERVER","rate":2}]}`, "incidents[0].rate: unknown field"},
 		{"a distribution's field, by path", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"forMs":{"uniform":[5,1]},"code":"SERVER"}]}`, "incidents[0].forMs.uniform: want [low, high]"},
