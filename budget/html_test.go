@@ -78,7 +78,7 @@ func TestChartData(t *testing.T) {
 // incidents over the horizon; it has no script and no network reference,
 // and loads in headless Chromium without errors.
 func TestBudgetPageRenders(t *testing.T) {
-	env := &Environment{HorizonMs: 6 * 3600e3, Arrivals: &Arrivals{PerMinute: 10},
+	env := &Environment{HorizonMs: 3 * 3600e3, Arrivals: &Arrivals{PerMinute: 10},
 		Failures:  []Failure{{Code: "SERVER", Status: 503, P: 0.2}},
 		Incidents: []IncidentKind{{PerHour: 2, ForMs: fixed(30000), Code: "SERVER", Status: 503}}}
 	bounds := []Bound{mustBound(t, "exhaustion_hi<0.002"), mustBound(t, "p99_recovery_ms<2000")}
