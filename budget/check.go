@@ -56,7 +56,7 @@ func (c Config) Trace(seed uint64, path string) error {
 	if c.Env.Timed() {
 		s, opts = c.timedWorld(newTimeline(c.Env, seed), 0, seed)
 	} else {
-		s, opts = c.world(seed, c.turnOutages())
+		s, opts = c.world(seed, c.turnOutages(seed))
 	}
 	return atomicfile.Write(path, faults.LogBytes(sim.RunWith(s, opts)))
 }

@@ -109,12 +109,15 @@ type Failure struct {
 	RetryAfterMs *Distribution `json:"retryAfterMs"`
 }
 
-// Outage is a window in which every request fails with Code.
+// Outage is a window in which every request fails with Code, carrying a
+// Retry-After drawn once for the outage (per turn without a horizon) when
+// RetryAfterMs is set: a scheduled 429 storm.
 type Outage struct {
-	FromMs float64 `json:"fromMs"`
-	ForMs  float64 `json:"forMs"`
-	Code   string  `json:"code"`
-	Status int     `json:"status"`
+	FromMs       float64       `json:"fromMs"`
+	ForMs        float64       `json:"forMs"`
+	Code         string        `json:"code"`
+	Status       int           `json:"status"`
+	RetryAfterMs *Distribution `json:"retryAfterMs"`
 }
 
 // LoadEnvironment reads and validates an environment file.
@@ -136,15 +139,16 @@ func ParseEnvironment(raw []byte) (*Environment, error) {
 	if err := strictjson.Check(raw); err != nil {
 		return nil, err
 	}
+	// encoding/json names no path for an unknown field and no index for a
+	// value of the wrong kind, and takes keys that match a field but for
+	// case: the input is held to the type's exact keys first.
+	if located := strictjson.Locate(raw, &Environment{}); located != nil {
+		return nil, fmt.Errorf("invalid environment: %v", located)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var env Environment
 	if err := dec.Decode(&env); err != nil {
-		// encoding/json names no path for an unknown field, and no index
-		// for a value of the wrong kind: find the place in the input.
-		if located := strictjson.Locate(raw, &Environment{}); located != nil {
-			return nil, fmt.Errorf("invalid environment: %v", located)
-		}
 		return nil, fmt.Errorf("invalid environment: %v", strictjson.Describe(err))
 	}
 	if err := validateFailures("failures", env.Failures); err != nil {
@@ -191,6 +195,11 @@ func ParseEnvironment(raw []byte) (*Environment, error) {
 			return nil, fmt.Errorf("outages[%d].forMs: must be > 0, got %v", i, o.ForMs)
 		case o.Status != 0 && !session.ValidStatus(o.Status):
 			return nil, fmt.Errorf("outages[%d].status: must be an HTTP status in 100..599, got %d", i, o.Status)
+		}
+		if o.RetryAfterMs != nil {
+			if err := o.RetryAfterMs.validate(fmt.Sprintf("outages[%d].retryAfterMs", i)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return &env, nil
@@ -309,6 +318,10 @@ func (e *Environment) Codes() []string {
 var providerCodes = []string{"AUTH", "RATE_LIMIT", "QUOTA", "CONTEXT_WINDOW_EXCEEDED", "INVALID_REQUEST", "SERVER",
 	"STREAM_CLOSED", "TRANSPORT", "TIMEOUT", "EMPTY_RESPONSE", "ABORTED", "UNKNOWN"}
 
+// ProviderCodes are the codes DSH's adapter derives from a provider's
+// answers.
+func ProviderCodes() []string { return slices.Clone(providerCodes) }
+
 // UnheardCodes are the retryable codes of a normal-mode policy that no
 // provider sends and the environment never produces: a custom code is
 // allowed (DSH matches codes as written), but one nothing can produce is
@@ -323,6 +336,34 @@ func UnheardCodes(p *loop.RetryPolicy, env *Environment) []string {
 		if !slices.Contains(providerCodes, code) && !slices.Contains(produced, code) && !strings.HasPrefix(code, "HTTP_") {
 			out = append(out, code)
 		}
+	}
+	return out
+}
+
+// UnusualCodes are the environment's failure codes that DSH's adapter
+// never derives (SPEC 5), each with its field: allowed (a provider of
+// one's own may send anything), but "server" for SERVER is a typo that
+// makes every such failure one no policy retries.
+func (e *Environment) UnusualCodes() []string {
+	var out []string
+	check := func(path, code string) {
+		if !slices.Contains(providerCodes, code) && !strings.HasPrefix(code, "HTTP_") {
+			out = append(out, fmt.Sprintf("%s.code %s", path, strictjson.Printable(strconv.Quote(code))))
+		}
+	}
+	for i, f := range e.Failures {
+		check(fmt.Sprintf("failures[%d]", i), f.Code)
+	}
+	if b := e.Bursts; b != nil {
+		for i, f := range b.Failures {
+			check(fmt.Sprintf("bursts.failures[%d]", i), f.Code)
+		}
+	}
+	for i, o := range e.Outages {
+		check(fmt.Sprintf("outages[%d]", i), o.Code)
+	}
+	for i, k := range e.Incidents {
+		check(fmt.Sprintf("incidents[%d]", i), k.Code)
 	}
 	return out
 }

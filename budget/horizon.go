@@ -3,6 +3,7 @@ package budget
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/turnsim/turnsim/loop/session"
 )
@@ -18,6 +19,10 @@ import (
 type Arrivals struct {
 	PerMinute float64 `json:"perMinute"`
 	Schedule  []Rate  `json:"schedule"`
+	// RepeatEveryMs, when set, repeats the schedule with this period
+	// (86400000: every day); its entries' fromMs are then within one
+	// period.
+	RepeatEveryMs float64 `json:"repeatEveryMs"`
 }
 
 // Rate is a schedule's rate from FromMs until the next entry's FromMs
@@ -58,14 +63,14 @@ func (e *Environment) validateHorizon() error {
 	if e.HorizonMs == 0 {
 		switch {
 		case e.Arrivals != nil:
-			return fmt.Errorf("arrivals: needs horizonMs, the stretch of virtual time turns arrive over")
+			return fmt.Errorf("arrivals: needs horizonMs > 0, the stretch of virtual time turns arrive over")
 		case len(e.Incidents) > 0:
-			return fmt.Errorf("incidents: needs horizonMs, the stretch of virtual time incidents arrive over")
+			return fmt.Errorf("incidents: needs horizonMs > 0, the stretch of virtual time incidents arrive over")
 		}
 		return nil
 	}
 	if !(e.HorizonMs > 0) || e.HorizonMs > 366*24*3600e3 {
-		return fmt.Errorf("horizonMs: must be > 0 and at most a year, got %v", e.HorizonMs)
+		return fmt.Errorf("horizonMs: must be > 0 and at most a year, got %s", number(e.HorizonMs))
 	}
 	a := e.Arrivals
 	if a == nil {
@@ -77,26 +82,42 @@ func (e *Environment) validateHorizon() error {
 	case len(a.Schedule) > 0 && a.PerMinute != 0:
 		return fmt.Errorf("arrivals: give perMinute or schedule, not both")
 	case !(a.PerMinute >= 0):
-		return fmt.Errorf("arrivals.perMinute: must be > 0, got %v", a.PerMinute)
+		return fmt.Errorf("arrivals.perMinute: must be > 0, got %s", number(a.PerMinute))
+	}
+	end, endName := e.HorizonMs, "horizonMs"
+	switch {
+	case a.RepeatEveryMs != 0 && len(a.Schedule) == 0:
+		return fmt.Errorf("arrivals.repeatEveryMs: repeats a schedule: give one")
+	case a.RepeatEveryMs != 0 && !(a.RepeatEveryMs >= 60e3):
+		return fmt.Errorf("arrivals.repeatEveryMs: must be at least a minute (60000), got %s", number(a.RepeatEveryMs))
+	case a.RepeatEveryMs != 0:
+		end, endName = a.RepeatEveryMs, "repeatEveryMs"
 	}
 	for i, r := range a.Schedule {
 		switch {
-		case !(r.FromMs >= 0) || r.FromMs >= e.HorizonMs:
-			return fmt.Errorf("arrivals.schedule[%d].fromMs: must be in [0, horizonMs), got %v", i, r.FromMs)
+		case !(r.FromMs >= 0) || r.FromMs >= end:
+			return fmt.Errorf("arrivals.schedule[%d].fromMs: must be in [0, %s), got %s", i, endName, number(r.FromMs))
 		case i > 0 && !(r.FromMs > a.Schedule[i-1].FromMs):
-			return fmt.Errorf("arrivals.schedule[%d].fromMs: must be after schedule[%d]'s %v, got %v", i, i-1, a.Schedule[i-1].FromMs, r.FromMs)
+			return fmt.Errorf("arrivals.schedule[%d].fromMs: must be after schedule[%d]'s %s, got %s", i, i-1, number(a.Schedule[i-1].FromMs), number(r.FromMs))
 		case !(r.PerMinute >= 0):
-			return fmt.Errorf("arrivals.schedule[%d].perMinute: must be ≥ 0, got %v", i, r.PerMinute)
+			return fmt.Errorf("arrivals.schedule[%d].perMinute: must be ≥ 0, got %s", i, number(r.PerMinute))
 		}
 	}
-	if n := e.expectedTurns(); n > maxTurns {
+	if n := e.expectedTurns(); n == 0 {
+		return fmt.Errorf("arrivals: every rate of the schedule is 0: no turn can arrive")
+	} else if n > maxTurns {
 		return fmt.Errorf("arrivals: %.0f turns expected over the horizon, more than the %d a run takes: is the rate per minute?", n, maxTurns)
+	}
+	for i, o := range e.Outages {
+		if o.FromMs >= e.HorizonMs {
+			return fmt.Errorf("outages[%d].fromMs: with a horizon, a time on it: must be under horizonMs (%s), got %s", i, number(e.HorizonMs), number(o.FromMs))
+		}
 	}
 	for i, k := range e.Incidents {
 		at := fmt.Sprintf("incidents[%d]", i)
 		switch {
 		case !(k.PerHour > 0) || k.PerHour > 3600:
-			return fmt.Errorf("%s.perHour: must be in (0, 3600], got %v", at, k.PerHour)
+			return fmt.Errorf("%s.perHour: must be in (0, 3600], got %s", at, number(k.PerHour))
 		case k.ForMs == nil:
 			return fmt.Errorf("%s.forMs: missing: how long an incident lasts ({\"fixed\": 30000})", at)
 		case k.Code == "":
@@ -108,10 +129,10 @@ func (e *Environment) validateHorizon() error {
 			return err
 		}
 		if m := k.ForMs.mean(); m > e.HorizonMs {
-			return fmt.Errorf("%s.forMs: a mean of %v ms is longer than the horizon", at, m)
+			return fmt.Errorf("%s.forMs: a mean of %s ms is longer than the horizon", at, number(m))
 		}
 		if n := k.PerHour / 3600e3 * (e.HorizonMs + k.ForMs.mean()); n > maxIncidents {
-			return fmt.Errorf("%s.perHour: %v an hour is %.0f incidents over the horizon, more than the %d a run takes", at, k.PerHour, n, maxIncidents)
+			return fmt.Errorf("%s.perHour: %s an hour is %.0f incidents over the horizon, more than the %d a run takes", at, number(k.PerHour), n, maxIncidents)
 		}
 		if k.RetryAfterMs != nil {
 			if err := k.RetryAfterMs.validate(at + ".retryAfterMs"); err != nil {
@@ -124,19 +145,43 @@ func (e *Environment) validateHorizon() error {
 
 // expectedTurns is the mean number of arrivals over the horizon.
 func (e *Environment) expectedTurns() float64 {
-	a := e.Arrivals
-	if len(a.Schedule) == 0 {
-		return a.PerMinute * e.HorizonMs / 60e3
-	}
 	n := 0.0
-	for i, r := range a.Schedule {
-		end := e.HorizonMs
-		if i+1 < len(a.Schedule) {
-			end = a.Schedule[i+1].FromMs
-		}
-		n += r.PerMinute * (end - r.FromMs) / 60e3
+	for _, r := range e.rates() {
+		n += r.PerMinute * (r.toMs - r.FromMs) / 60e3
 	}
 	return n
+}
+
+// span is a rate with its end.
+type spanRate struct {
+	Rate
+	toMs float64
+}
+
+// rates are the arrival rates over the horizon, each with its end: the
+// one rate, or the schedule's, repeated when it repeats.
+func (e *Environment) rates() []spanRate {
+	a := e.Arrivals
+	if len(a.Schedule) == 0 {
+		return []spanRate{{Rate{0, a.PerMinute}, e.HorizonMs}}
+	}
+	period := a.RepeatEveryMs
+	if period == 0 {
+		period = math.Inf(1)
+	}
+	var out []spanRate
+	for base := 0.0; base < e.HorizonMs; base += period {
+		for i, r := range a.Schedule {
+			from, to := base+r.FromMs, base+period
+			if i+1 < len(a.Schedule) {
+				to = base + a.Schedule[i+1].FromMs
+			}
+			if from < e.HorizonMs {
+				out = append(out, spanRate{Rate{from, r.PerMinute}, min(to, e.HorizonMs)})
+			}
+		}
+	}
+	return out
 }
 
 // mean is the distribution's expected value.
@@ -164,3 +209,6 @@ func (d *Distribution) drawLengthBiased(u1, u2 float64) float64 {
 	// Length-biasing an exponential gives a Gamma(2) of the same scale.
 	return *d.Exponential * (-math.Log1p(-u1) - math.Log1p(-u2))
 }
+
+// number writes a figure as written in a file: 4000000, not 4e+06.
+func number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -22,8 +22,8 @@ type Page struct {
 	Reports []Named
 	Env     *Environment
 	Bounds  []Bound
-	// Seed is the first turn's seed (or the horizon's).
-	Seed uint64
+	// Seed is the first turn's seed (or the horizon's), when known.
+	Seed *uint64
 }
 
 // Bar is one bar of a chart, as drawn.
@@ -38,9 +38,11 @@ type Bar struct {
 type Mark struct {
 	Label string
 	X     float64
-	// Row staggers labels that would overlap; Bound marks a threshold.
-	Row   int
-	Bound bool
+	// Row staggers labels that would overlap; Bound marks a threshold;
+	// Anchor keeps a label near an end inside the chart.
+	Row    int
+	Bound  bool
+	Anchor string
 }
 
 // Tick is a labelled level of the count axis.
@@ -69,7 +71,7 @@ type Chart struct {
 
 // chartTop is the room above the bars for marks' labels; chartLeft for
 // the count axis' labels.
-const chartW, chartH, chartPad, chartTop, chartLeft = 360.0, 150.0, 24.0, 40.0, 34.0
+const chartW, chartH, chartPad, chartTop, chartLeft = 360.0, 150.0, 24.0, 52.0, 34.0
 
 // logHeight is a count's bar height on the log scale up to top.
 func logHeight(n, top int) float64 {
@@ -99,8 +101,10 @@ func newChart(title string, labels []string, counts []int) Chart {
 	return c
 }
 
-// mark puts marks on a chart whose x-axis runs from 0 to top, staggering
-// labels closer than a label's width; a bound past the end is noted.
+// mark puts marks on a chart whose x-axis runs from 0 to top:
+// percentiles' labels on three rows, staggered where they would run into
+// each other, bounds' labels on a row of their own; a label near an end is
+// anchored to stay inside the chart. A bound past the end is noted.
 func (c *Chart) mark(top float64, marks []Mark, values []float64) {
 	lastX := map[int]float64{}
 	for i, m := range marks {
@@ -112,18 +116,36 @@ func (c *Chart) mark(top float64, marks []Mark, values []float64) {
 			continue
 		}
 		m.X = chartLeft + chartW*v/top
-		for m.Row = 0; m.Row < 2; m.Row++ {
-			if x, ok := lastX[m.Row]; !ok || m.X-x > 70 {
-				break
+		switch {
+		case m.Bound:
+			m.Row = 3
+		default:
+			for m.Row = 0; m.Row < 2; m.Row++ {
+				if x, ok := lastX[m.Row]; !ok || m.X-x > 70 {
+					break
+				}
 			}
+			lastX[m.Row] = m.X
 		}
-		lastX[m.Row] = m.X
+		m.Anchor = "middle"
+		switch {
+		case m.X > chartLeft+chartW-60:
+			m.Anchor = "end"
+		case m.X < chartLeft+40:
+			m.Anchor = "start"
+		}
 		c.Marks = append(c.Marks, m)
 	}
 }
 
-// RecoveryChart is the histogram of recovery times, with p50, p90 and p99
-// marked, and the bounds on recovery figures drawn.
+// boundReach is how far past the largest value the recovery axis runs to
+// show a bound: further than that, the bars would be squeezed to a
+// sliver, and the bound is noted instead.
+const boundReach = 4
+
+// RecoveryChart is the histogram of recovery times on a value axis, with
+// p50, p90 and p99 marked, and the bounds on recovery figures drawn (the
+// axis runs on to a bound within reach, so the gap shows).
 func RecoveryChart(r Report, bounds ...Bound) Chart {
 	var labels []string
 	var counts []int
@@ -136,16 +158,27 @@ func RecoveryChart(r Report, bounds ...Bound) Chart {
 	if len(h) == 0 {
 		return c
 	}
-	c.From, c.To = fmt.Sprintf("%.0f ms", h[0].Lo), fmt.Sprintf("%.0f ms", h[len(h)-1].Hi)
+	top := h[len(h)-1].Hi
 	marks := []Mark{{Label: "p50 " + round(r.RecoveryP50)}, {Label: "p90 " + round(r.RecoveryP90)}, {Label: "p99 " + round(r.RecoveryP99)}}
 	values := []float64{r.RecoveryP50, r.RecoveryP90, r.RecoveryP99}
+	axis := top
 	for _, b := range bounds {
 		if strings.HasSuffix(b.Figure, "_recovery_ms") {
 			marks = append(marks, Mark{Label: b.Text, Bound: true})
 			values = append(values, b.Value)
+			if b.Value > axis && b.Value <= boundReach*top {
+				axis = b.Value * 1.05
+			}
 		}
 	}
-	c.mark(h[len(h)-1].Hi, marks, values)
+	if axis > 0 {
+		for i, bin := range h { // bars where their values are
+			c.Bars[i].X = chartLeft + chartW*bin.Lo/axis
+			c.Bars[i].W = max(chartW*(bin.Hi-bin.Lo)/axis*0.9, 1)
+		}
+	}
+	c.From, c.To = fmt.Sprintf("%.0f ms", h[0].Lo), fmt.Sprintf("%.0f ms", axis)
+	c.mark(axis, marks, values)
 	return c
 }
 
@@ -169,34 +202,68 @@ func AttemptsChart(r Report) Chart {
 
 // ExhaustionScale places every policy's exhaustion and its interval on one
 // axis, with the bounds on exhaustion, so side-by-side policies compare at
-// a glance.
+// a glance. When the figures span more than a factor of 30 the axis is
+// logarithmic (a linear one drew a passing policy's interval as a dot on
+// zero beside a failing one's), with 0 at its left end.
 type ExhaustionScale struct {
 	Top         float64 // the axis' end: the largest interval end or bound
+	Log         bool
 	Dot, Lo, Hi []float64
 	Bounds      []Mark
+	Ticks       []AxisTick
 }
 
 func exhaustionScale(reports []Named, bounds []Bound) ExhaustionScale {
 	var s ExhaustionScale
+	var values []float64
 	for _, n := range reports {
-		s.Top = max(s.Top, n.Report.ExhaustionHi)
+		values = append(values, n.Report.Exhaustion, n.Report.ExhaustionLo, n.Report.ExhaustionHi)
 	}
 	for _, b := range bounds {
 		if strings.HasPrefix(b.Figure, "exhaustion") {
-			s.Top = max(s.Top, b.Value)
+			values = append(values, b.Value)
+		}
+	}
+	least := math.Inf(1)
+	for _, v := range values {
+		s.Top = max(s.Top, v)
+		if v > 1e-12 {
+			least = min(least, v)
 		}
 	}
 	if s.Top == 0 {
 		s.Top = 1
 	}
+	x := func(v float64) float64 { return chartW * v / s.Top }
+	s.Ticks = []AxisTick{{Label: "0", X: 0}, {Label: share(s.Top), X: chartW}}
+	if s.Top/least > 30 {
+		s.Log = true
+		lo, hi := math.Floor(math.Log10(least)), math.Ceil(math.Log10(s.Top))
+		s.Top = math.Pow(10, hi)
+		x = func(v float64) float64 {
+			if v <= math.Pow(10, lo) {
+				return 0
+			}
+			return chartW * (math.Log10(v) - lo) / (hi - lo)
+		}
+		s.Ticks = nil
+		for d := lo; d <= hi; d++ {
+			label := share(math.Pow(10, d))
+			if d == lo {
+				label = "≤ " + label
+			}
+			s.Ticks = append(s.Ticks, AxisTick{Label: label, X: chartW * (d - lo) / (hi - lo)})
+		}
+	}
+	s.Ticks[0].Anchor, s.Ticks[len(s.Ticks)-1].Anchor = "start", "end"
 	for _, n := range reports {
-		s.Dot = append(s.Dot, chartW*n.Report.Exhaustion/s.Top)
-		s.Lo = append(s.Lo, chartW*n.Report.ExhaustionLo/s.Top)
-		s.Hi = append(s.Hi, chartW*n.Report.ExhaustionHi/s.Top)
+		s.Dot = append(s.Dot, x(n.Report.Exhaustion))
+		s.Lo = append(s.Lo, x(n.Report.ExhaustionLo))
+		s.Hi = append(s.Hi, x(n.Report.ExhaustionHi))
 	}
 	for _, b := range bounds {
 		if strings.HasPrefix(b.Figure, "exhaustion") {
-			s.Bounds = append(s.Bounds, Mark{Label: b.Text, X: chartW * b.Value / s.Top, Bound: true})
+			s.Bounds = append(s.Bounds, Mark{Label: b.Text, X: x(b.Value), Bound: true})
 		}
 	}
 	return s
@@ -280,6 +347,9 @@ func WriteHTML(w io.Writer, reports []Named) error { return WritePage(w, Page{Re
 // count axes with percentiles and bounds marked, and, over a horizon, the
 // incidents on a timeline above each policy's failed turns.
 func WritePage(w io.Writer, p Page) error {
+	if len(p.Reports) == 0 {
+		return fmt.Errorf("budget page: no report to draw")
+	}
 	data := pageData{Page: p, Scale: exhaustionScale(p.Reports, p.Bounds), Width: chartW, Verdicts: p.Verdicts()}
 	for _, n := range p.Reports {
 		data.Recovery = append(data.Recovery, RecoveryChart(n.Report, p.Bounds...))

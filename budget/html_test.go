@@ -66,10 +66,24 @@ func TestChartData(t *testing.T) {
 	if !strings.Contains(page.String(), ">"+rc.To+"</text>") || strings.Contains(page.String(), ">max ") {
 		t.Errorf("the page's recovery axis does not end at %s", rc.To)
 	}
-	tight := Run(normal(1), env, 1, 2000)
-	s := exhaustionScale([]Named{{Policy: "default", Report: r}, {Policy: "one retry", Report: tight}}, nil)
-	if s.Top != tight.ExhaustionHi || s.Hi[1] != chartW || s.Dot[0] >= s.Dot[1] {
+	// Figures within a factor of 30: a linear axis up to the largest
+	// interval end.
+	one, two := Run(normal(1), env, 1, 2000), Run(normal(2), env, 1, 2000)
+	s := exhaustionScale([]Named{{Policy: "two retries", Report: two}, {Policy: "one retry", Report: one}}, nil)
+	if s.Log || s.Top != one.ExhaustionHi || s.Hi[1] != chartW || s.Dot[0] >= s.Dot[1] {
 		t.Errorf("exhaustion scale %+v", s)
+	}
+	// The default policy's interval is a hundred times lower than one
+	// retry's: a log axis by decades, each interval drawn apart from 0
+	// (on a linear one it was a dot on zero), the bound where its value is.
+	b := mustBound(t, "exhaustion_hi<0.01")
+	s = exhaustionScale([]Named{{Policy: "default", Report: r}, {Policy: "one retry", Report: one}}, []Bound{b})
+	decade := func(v float64) float64 {
+		lo := math.Floor(math.Log10(r.ExhaustionHi))
+		return chartW * (math.Log10(v) - lo) / (math.Ceil(math.Log10(one.ExhaustionHi)) - lo)
+	}
+	if !s.Log || s.Hi[0] <= 0 || math.Abs(s.Hi[1]-decade(one.ExhaustionHi)) > 1e-9 || math.Abs(s.Bounds[0].X-decade(0.01)) > 1e-9 || s.Ticks[0].X != 0 {
+		t.Errorf("log exhaustion scale %+v for intervals [%v, %v] and [%v, %v]", s, r.ExhaustionLo, r.ExhaustionHi, one.ExhaustionLo, one.ExhaustionHi)
 	}
 }
 
@@ -89,7 +103,7 @@ func TestBudgetPageRenders(t *testing.T) {
 		reports = append(reports, c)
 	}
 	var b bytes.Buffer
-	if err := WritePage(&b, Page{Reports: reports, Env: env, Bounds: bounds, Seed: 1}); err != nil {
+	if err := WritePage(&b, Page{Reports: reports, Env: env, Bounds: bounds, Seed: ptr(uint64(1))}); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
@@ -117,6 +131,7 @@ func TestBudgetPageRenders(t *testing.T) {
 		"bound exhaustion_hi&lt;0.002", `class="fail">FAILS`, `class="pass">holds`, // verdicts per bound
 		`class="timeline"`, `id="incidents"`, `class="bound"`, // the horizon, its incidents, bounds drawn
 		"turns whose first request ran inside an incident", // the cross-checks
+		"from seed 0x1;", // the seed, not where it is kept
 	} {
 		if !strings.Contains(page.DOM, want) {
 			t.Errorf("the rendered page lacks %q", want)

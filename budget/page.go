@@ -16,6 +16,7 @@ var page = template.Must(template.New("budget").Funcs(template.FuncMap{
 	"extra": func(a float64) string { return fmt.Sprintf("%+.1f%%", 100*(a-1)) },
 	"fig":   figureText,
 	"clock": Clock,
+	"seed":  func(s *uint64) string { return fmt.Sprintf("%#x", *s) },
 	"span":  span,
 	"sqrt":  func(v float64) string { return fmt.Sprintf("%.3g", math.Sqrt(v)) },
 	"add":   func(a, b float64) float64 { return a + b },
@@ -40,11 +41,11 @@ svg text{font-size:10px;fill:#555}
 .bar{fill:#4a78b5}.ci{stroke:#b54a4a;stroke-width:2}.dot{fill:#b54a4a}
 .p{stroke:#333;stroke-dasharray:2 2}.bound{stroke:#b3261e;stroke-width:1.5;stroke-dasharray:5 3}
 svg text.boundlabel{fill:#b3261e}
-.band{fill:#bbb}.band.failed{fill:#e0736b}.lanebar{fill:#b3261e}
+.band{fill:#bbb}.band.failed{fill:#e0736b}.lanebar{fill:#b3261e}.arrivebar{fill:#bbb}
 .grid{stroke:#eee}
 </style></head><body>
 <h1>What each policy bought</h1>
-<p class="sub">{{len .Reports}} {{if eq (len .Reports) 1}}policy{{else}}policies on the same turns{{end}}{{with (index .Reports 0).Report.Timeline}}, arriving over {{span .HorizonMs}} of virtual time{{else}}, {{(index .Reports 0).Report.Turns}} turns{{if gt (len $.Reports) 1}} each{{end}}{{end}}, from seed {{printf "%#x" .Seed}}; every turn checked by the oracle.</p>
+<p class="sub">{{len .Reports}} {{if eq (len .Reports) 1}}policy{{else}}policies on the same turns{{end}}{{with (index .Reports 0).Report.Timeline}}, arriving over {{span .HorizonMs}} of virtual time{{else}}, {{(index .Reports 0).Report.Turns}} turns{{if gt (len $.Reports) 1}} each{{end}}{{end}}, {{with .Seed}}from seed {{seed .}}; {{end}}every turn checked by the oracle.</p>
 <ul class="verdicts" id="verdicts">
 {{range $i, $n := .Reports}}<li id="verdict-{{$i}}">{{if not (index $.Pass $i)}}{{else if $.Bounds}}<span class="pass">✓ {{$n.Policy}}</span> keeps every bound{{else}}<b>{{$n.Policy}}</b>{{end}}{{if index $.Pass $i}}{{else}}<span class="fail">✗ {{$n.Policy}}</span> breaks {{index $.Broken $i}}{{end}}{{with index $.Why $i}} — {{.}}{{end}}</li>
 {{end}}</ul>
@@ -71,12 +72,15 @@ svg text.boundlabel{fill:#b3261e}
 {{with .Timeline}}<h2>Incidents over the horizon, and the turns each policy failed</h2>
 <svg class="timeline" width="{{.Width}}" height="{{.Height}}" role="img" aria-label="incidents and failed turns over virtual time">
 <text x="0" y="16">incidents</text>
+{{with .Arrivals}}<text x="0" y="{{add .Y 24}}">turns arriving</text>
+{{range .Bars}}<rect class="arrivebar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>
+{{end}}{{end}}
 {{range .Bands}}<rect class="band{{if .Failed}} failed{{end}}" x="{{.X}}" y="4" width="{{.W}}" height="20"><title>{{.Title}}</title></rect>
 {{end}}{{range .Lanes}}<text x="0" y="{{add .Y 24}}">{{.Short}}<title>{{.Policy}}</title></text>
 {{range .Bars}}<rect class="lanebar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>
 {{end}}{{end}}{{range .Axis}}<line class="grid" x1="{{.X}}" x2="{{.X}}" y1="0" y2="{{$.Timeline.Height}}"/><text x="{{.X}}" y="{{$.Timeline.Height}}" text-anchor="middle">{{.Label}}</text>
 {{end}}</svg>
-<p class="sub">Failed turns in buckets of {{.Bucket}}, on one scale for all policies (the fullest bucket: {{.Max}} turns); a red band failed a turn under some policy. Hover for details.</p>
+<p class="sub">Turns in buckets of {{.Bucket}}: arriving (grey, the fullest bucket {{.ArrivalsMax}}), and failed under each policy (red, on one scale for all, the fullest bucket {{.Max}}); a red band is an incident that failed a turn under some policy{{if .Merged}}, and incidents closer than a pixel share a band{{end}}. Hover for details.</p>
 {{if .Rows}}<table class="compare" id="incidents">
 <tr><th>incident</th>{{range $.Reports}}<th>{{.Policy}}: hit, carried, failed, longest recovery</th>{{end}}</tr>
 {{range .Rows}}<tr><td>{{clock .FromMs}} {{.Code}}{{if .Status}} {{.Status}}{{end}} for {{span .LengthMs}} ({{.Source}})</td>{{range .Under}}<td>{{.TurnsHit}} hit, {{.Carried}} carried, <span class="{{if .Failed}}fail{{end}}">{{.Failed}} failed</span>{{if .TurnsHit}}, {{ms .LongestRecoveryMs}} ms{{end}}</td>{{end}}</tr>
@@ -89,12 +93,12 @@ svg text.boundlabel{fill:#b3261e}
 <div class="cols" style="grid-template-columns:repeat({{len .Reports}},minmax(0,1fr))">
 {{range $i, $n := .Reports}}<section class="col policy" id="policy-{{$i}}">
 <h3>{{$n.Policy}}</h3>
-<figure><figcaption>exhaustion and its 95% interval, on one axis for all policies{{if $.Scale.Bounds}}, bounds dashed{{end}}</figcaption>
-<svg class="exhaustion" width="{{add $.Width 20}}" height="34" role="img" aria-label="exhaustion and its interval">
-{{range $.Scale.Bounds}}<line class="bound" x1="{{.X}}" x2="{{.X}}" y1="0" y2="22"><title>{{.Label}}</title></line>{{end}}
-<line class="ci" x1="{{index $.Scale.Lo $i}}" x2="{{index $.Scale.Hi $i}}" y1="12" y2="12"/>
-<circle class="dot" cx="{{index $.Scale.Dot $i}}" cy="12" r="4"/>
-<text x="0" y="32">0</text><text x="{{$.Width}}" y="32" text-anchor="end">{{share $.Scale.Top}}</text>
+<figure><figcaption>exhaustion and its 95% interval, on one {{if $.Scale.Log}}log {{end}}axis for all policies{{if $.Scale.Bounds}}, bounds dashed{{end}}</figcaption>
+<svg class="exhaustion" width="{{add $.Width 30}}" height="50" role="img" aria-label="exhaustion and its interval">
+<g transform="translate(10,0)">{{range $.Scale.Bounds}}<line class="bound" x1="{{.X}}" x2="{{.X}}" y1="12" y2="34"/><text class="boundlabel" x="{{.X}}" y="10" text-anchor="middle">{{.Label}}</text>{{end}}
+<line class="ci" x1="{{index $.Scale.Lo $i}}" x2="{{index $.Scale.Hi $i}}" y1="24" y2="24"/>
+<circle class="dot" cx="{{index $.Scale.Dot $i}}" cy="24" r="4"/>
+{{range $.Scale.Ticks}}<text x="{{.X}}" y="46" text-anchor="{{or .Anchor "middle"}}">{{.Label}}</text>{{end}}</g>
 </svg></figure>
 {{template "chart" index $.Recovery $i}}
 {{template "chart" index $.Attempts $i}}
@@ -105,7 +109,7 @@ svg text.boundlabel{fill:#b3261e}
 <svg width="{{.Width}}" height="{{.Height}}" role="img" aria-label="{{.Title}}">
 {{range .Ticks}}<line class="grid" x1="34" x2="394" y1="{{.Y}}" y2="{{.Y}}"/><text x="30" y="{{.Y}}" text-anchor="end">{{.Label}}</text>
 {{end}}{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}: {{.Count}}</title></rect>
-{{end}}{{range .Marks}}<line class="{{if .Bound}}bound{{else}}p{{end}}" x1="{{.X}}" x2="{{.X}}" y1="{{add (label .) 2}}" y2="190"/><text{{if .Bound}} class="boundlabel"{{end}} x="{{.X}}" y="{{label .}}" text-anchor="middle">{{.Label}}</text>
+{{end}}{{range .Marks}}<line class="{{if .Bound}}bound{{else}}p{{end}}" x1="{{.X}}" x2="{{.X}}" y1="{{add (label .) 2}}" y2="202"/><text{{if .Bound}} class="boundlabel"{{end}} x="{{.X}}" y="{{label .}}" text-anchor="{{.Anchor}}">{{.Label}}</text>
 {{end}}<text x="34" y="{{.Height}}">{{.From}}</text>
 <text x="{{.Width}}" y="{{.Height}}" text-anchor="end">{{.To}}</text>
 </svg>{{range .Beyond}}<br><small class="boundlabel">{{.}}</small>{{end}}</figure>{{end}}`))

@@ -59,6 +59,9 @@ func envParams(e *Environment) []Param {
 		for _, r := range a.Schedule {
 			out = append(out, Param{"turns arrive", fmt.Sprintf("from %s: %s a minute (Poisson)", Clock(r.FromMs), round(r.PerMinute))})
 		}
+		if a.RepeatEveryMs > 0 {
+			out = append(out, Param{"schedule", "repeats every " + span(a.RepeatEveryMs)})
+		}
 	}
 	for _, f := range e.Failures {
 		out = append(out, Param{"independent failure", failureText(f)})
@@ -74,7 +77,11 @@ func envParams(e *Environment) []Param {
 		if e.Timed() {
 			at = "at " + Clock(o.FromMs)
 		}
-		out = append(out, Param{"outage", fmt.Sprintf("%s %s for %s", codeText(o.Code, o.Status), at, span(o.ForMs))})
+		text := fmt.Sprintf("%s %s for %s", codeText(o.Code, o.Status), at, span(o.ForMs))
+		if o.RetryAfterMs != nil {
+			text += ", Retry-After " + distText(o.RetryAfterMs, "ms")
+		}
+		out = append(out, Param{"outage", text})
 	}
 	for _, k := range e.Incidents {
 		text := fmt.Sprintf("%s, %s an hour, lasting %s", codeText(k.Code, k.Status), round(k.PerHour), distText(k.ForMs, "ms"))

@@ -32,15 +32,15 @@ type Turn struct {
 	// FirstFailed says its first attempt failed.
 	DurationMs  float64
 	FirstFailed bool
-	// Under a timed environment: when the turn began on the horizon,
-	// whether its first request ran inside an incident, and the incidents
-	// (indexes into the report's Timeline.Incidents, in order) that failed
-	// any of its attempts.
+	// Under a timed environment: when the turn began on the horizon, and
+	// whether its first request ran inside an incident.
 	Index           int // the turn's place in its run (TraceTurn)
 	StartMs         float64
 	FirstInIncident bool
-	Incidents       []int
-	finishes        int // attempts ended so far, while reading the log
+	// hitBy are the ids (places in the order drawn) of the incidents that
+	// failed any of its attempts, in the order they did.
+	hitBy    []int
+	finishes int // attempts ended so far, while reading the log
 }
 
 // Config is what a budget is measured on: the route's policy (nil: none),
@@ -81,18 +81,25 @@ func (c Config) Turn(seed uint64) Turn {
 	if c.Env.Timed() {
 		return c.timedTurn(newTimeline(c.Env, seed), 0, seed)
 	}
-	t, _ := c.runTurn(seed, c.turnOutages())
+	t, _ := c.runTurn(seed, c.turnOutages(seed))
 	return t
 }
 
-// turnOutages are a per-turn environment's outages, in each turn's time.
-func (c Config) turnOutages() []sim.Outage {
+// turnOutages are a per-turn environment's outages, in turn seed's time,
+// their Retry-Afters drawn from the seed's "outages" stream (one the
+// failures' draws never touch, so adding a Retry-After moves no failure).
+func (c Config) turnOutages(seed uint64) []sim.Outage {
 	if c.Env == nil {
 		return nil
 	}
 	var out []sim.Outage
+	draws := sim.Stream(seed, "outages")
 	for _, o := range c.Env.Outages {
-		out = append(out, sim.Outage{FromMs: o.FromMs, ToMs: o.FromMs + o.ForMs, Fail: *failure(o.Code, o.Status)})
+		fail := failure(o.Code, o.Status)
+		if o.RetryAfterMs != nil {
+			fail.ProviderRetryAfterMs = ptr(o.RetryAfterMs.draw(draws.Float64()))
+		}
+		out = append(out, sim.Outage{FromMs: o.FromMs, ToMs: o.FromMs + o.ForMs, Fail: *fail})
 	}
 	return out
 }
@@ -254,6 +261,7 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 		s.ListenerOrder = c.order()
 	}
 	s.Outages = outages
+	s.MaxEvents = eventBound(p, outages, len(s.Requests), steps)
 	opts := sim.Options{Listeners: c.Listeners}
 	if len(c.Listeners) > 0 {
 		base := []string{sim.ListenerRetry}
@@ -263,6 +271,40 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 		s.ListenerOrder = sim.Order(base, c.Listeners, sim.Innermost)
 	}
 	return s, opts
+}
+
+// eventBound bounds a turn's events by what its policy can do. A turn
+// under an outage retries as often as the policy's shortest wait allows
+// while the outage lasts — an always-mode policy with a 1 s cap riding a
+// two-hour outage makes thousands of attempts, and the fixed 10,000
+// events once stopped it and reported turn-terminates — and a normal-mode
+// policy no more than its budget a step. Sixteen events an attempt is a
+// wide margin (a failed attempt and its retry write about six). The floor
+// stays where nothing bounds the retries: waits that take no time
+// (initialDelayMs 0), an outage that never ends (as long as a hundred
+// days: a per-turn environment's way of saying "permanent"), a listener
+// of one's own that retries without waiting — a turn that would retry
+// without end, which is what turn-terminates is for.
+func eventBound(p *loop.RetryPolicy, outages []sim.Outage, scripted, steps int) int {
+	const floor, perAttempt, ceiling, permanent = 10_000, 16, 500_000, 100 * 24 * 3600e3
+	if p == nil {
+		return floor
+	}
+	shortest := min(min(p.InitialDelayMs, p.MaxDelayMs)*(1-p.JitterRatio), p.MaxDelayMs)
+	if !(shortest > 0) {
+		return floor
+	}
+	attempts := 0.0
+	for _, o := range outages {
+		if o.ToMs-o.FromMs >= permanent {
+			return floor
+		}
+		attempts += (o.ToMs-o.FromMs)/shortest + 1
+	}
+	if p.Mode == loop.ModeNormal {
+		attempts = min(attempts, float64(steps*(p.MaxRetries+1)))
+	}
+	return int(min(max(floor, perAttempt*(attempts+float64(scripted))), ceiling))
 }
 
 func failure(code string, status int) *session.LlmFailure {

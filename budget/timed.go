@@ -3,6 +3,7 @@ package budget
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/sim"
@@ -44,8 +45,8 @@ func (c Config) timedRun(tl *timeline, at float64, seed uint64) (Turn, float64) 
 			if k == 0 {
 				t.FirstInIncident = true
 			}
-			if !slices.Contains(t.Incidents, ids[i]) {
-				t.Incidents = append(t.Incidents, ids[i])
+			if !slices.Contains(t.hitBy, ids[i]) {
+				t.hitBy = append(t.hitBy, ids[i])
 			}
 		}
 		return t, window
@@ -83,6 +84,9 @@ type IncidentReport struct {
 	Carried           int     `json:"carried"`
 	Failed            int     `json:"failed"`
 	LongestRecoveryMs float64 `json:"longestRecoveryMs"`
+	// FailedTurns are the first few failed turns' numbers in the run
+	// (simrun budget --trace FILE --turn N writes one's log).
+	FailedTurns []int `json:"failedTurns,omitempty"`
 }
 
 // CrossCheck is an observed share, its 95% interval, and the share the
@@ -115,15 +119,19 @@ func (c Config) runHorizon(seed uint64, stopped func() bool) Report {
 		t := c.timedTurn(tl, at, seed+uint64(i))
 		t.Index = i
 		tally.add(t)
-		h.add(t)
+		h.add(t, tl)
 	}
 	r := tally.report(c)
-	tr := &TimelineReport{HorizonMs: c.Env.HorizonMs, Arrived: h.arrived, Failed: h.failed, FailedHit: h.failedHit}
-	tr.Incidents = h.incidents(tl)
+	tr := &TimelineReport{HorizonMs: c.Env.HorizonMs, Arrived: h.arrived, Failed: h.failed, FailedHit: h.failedHit,
+		Incidents: []IncidentReport{}, Checks: []CrossCheck{}} // [] in --json when there are none
+	if !tally.interrupted {
+		tl.until(c.Env.HorizonMs) // the incidents of a quiet end, which no turn's window drew
+	}
+	tr.Incidents = append(tr.Incidents, h.incidents(tl)...)
 	tr.DesignEffect = designEffect(h.failedTurn, h.cluster)
 	errors := r.Exhausted + r.FailedAtOnce
 	r.ExhaustionLo, r.ExhaustionHi = wilson(float64(errors)/tr.DesignEffect, float64(r.Turns)/tr.DesignEffect, 1.96)
-	tr.Checks = h.crossChecks(c.Env)
+	tr.Checks = append(tr.Checks, h.crossChecks(c.Env)...)
 	r.Timeline = tr
 	return r
 }
@@ -138,8 +146,9 @@ type horizonTally struct {
 	// perIncident is what each incident (by id) did to the turns it hit.
 	perIncident []IncidentReport
 	failedHit   int
-	// Per turn: whether it ended in error, and its cluster (the first
-	// incident that hit it, -1 none), for the design effect.
+	// Per turn: whether it ended in error, whether its first request ran
+	// inside an incident, and its cluster (the first drawn incident that
+	// hit it, -1 none), for the design effects.
 	failedTurn, firstInTurn []bool
 	cluster                 []int32
 	// For the cross-checks: turns whose first request ran inside an
@@ -153,7 +162,11 @@ func newHorizonTally(horizon float64, turns int) *horizonTally {
 		failedTurn: make([]bool, 0, turns), firstInTurn: make([]bool, 0, turns), cluster: make([]int32, 0, turns)}
 }
 
-func (h *horizonTally) add(t Turn) {
+// failedTurnsKept is how many failed turns an incident's report names,
+// for --trace --turn.
+const failedTurnsKept = 5
+
+func (h *horizonTally) add(t Turn, tl *timeline) {
 	minute := func(ms float64) int {
 		m := int(ms / 60e3)
 		for len(h.arrived) <= m {
@@ -166,7 +179,7 @@ func (h *horizonTally) add(t Turn) {
 		h.failed[minute(t.StartMs+t.DurationMs)]++
 	}
 	cluster := int32(-1)
-	for k, id := range t.Incidents {
+	for _, id := range t.hitBy {
 		for len(h.perIncident) <= id {
 			h.perIncident = append(h.perIncident, IncidentReport{})
 		}
@@ -176,13 +189,19 @@ func (h *horizonTally) add(t Turn) {
 			r.Carried++
 		} else {
 			r.Failed++
+			if len(r.FailedTurns) < failedTurnsKept {
+				r.FailedTurns = append(r.FailedTurns, t.Index)
+			}
 		}
 		r.LongestRecoveryMs = max(r.LongestRecoveryMs, t.RecoveryMs)
-		if k == 0 {
+		// Turns the same drawn incident hit fail together; a scheduled
+		// outage is no draw (it is there on every seed), and the turns it
+		// hits vary only as their arrivals do.
+		if cluster < 0 && strings.HasPrefix(tl.all[id].Source, "incidents[") {
 			cluster = int32(id)
 		}
 	}
-	if cluster >= 0 && t.End != session.EndCompleted {
+	if len(t.hitBy) > 0 && t.End != session.EndCompleted {
 		h.failedHit++
 	}
 	h.failedTurn = append(h.failedTurn, t.End == session.EndError)
@@ -206,7 +225,9 @@ func (h *horizonTally) incidents(tl *timeline) []IncidentReport {
 	for _, id := range tl.byStart {
 		r := IncidentReport{Incident: tl.all[id]}
 		if id < len(h.perIncident) {
-			r.TurnsHit, r.Carried, r.Failed, r.LongestRecoveryMs = h.perIncident[id].TurnsHit, h.perIncident[id].Carried, h.perIncident[id].Failed, h.perIncident[id].LongestRecoveryMs
+			got := h.perIncident[id]
+			got.Incident = r.Incident
+			r = got
 		}
 		if r.FromMs < h.horizon || r.TurnsHit > 0 {
 			out = append(out, r)
@@ -219,8 +240,9 @@ func (h *horizonTally) incidents(tl *timeline) []IncidentReport {
 // with stationary incidents and no scheduled outage, the share of turns
 // whose first request ran inside an incident (a Poisson arrival sees the
 // time-average, 1 − exp(−Σ rate × mean duration)); with independent
-// failures and no bursts, the share of first requests outside incidents
-// that failed (1 − Π(1 − p)).
+// failures and no bursts (nor a context window, which fails requests of
+// its own), the share of first requests outside incidents that failed
+// (1 − Π(1 − p)).
 func (h *horizonTally) crossChecks(env *Environment) []CrossCheck {
 	var out []CrossCheck
 	n := len(h.cluster)
@@ -230,7 +252,9 @@ func (h *horizonTally) crossChecks(env *Environment) []CrossCheck {
 		lo, hi := wilson(float64(h.firstIn)/deff, float64(n)/deff, 1.96)
 		out = append(out, check("turns whose first request ran inside an incident", h.firstIn, n, lo, hi, coveredShare(env.Incidents)))
 	}
-	if len(env.Failures) > 0 && env.Bursts == nil && h.firstOut > 0 {
+	// A context window can fail a first request on its own (overflow).
+	contextWindow := env.Workload != nil && env.Workload.ContextWindow > 0
+	if len(env.Failures) > 0 && env.Bursts == nil && !contextWindow && h.firstOut > 0 {
 		pass := 1.0
 		for _, f := range env.Failures {
 			pass *= 1 - f.P

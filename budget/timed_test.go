@@ -201,20 +201,20 @@ func TestTurnMeetsWhatIsHappening(t *testing.T) {
 	cfg := Config{Policy: noJitter(), Env: env}
 	tl := newTimeline(env, 1)
 	before := cfg.timedTurn(tl, 599.5e3, 1) // attempts at 599.5, 600.5, 602.5, 606.5 s
-	if before.FirstInIncident || !slices.Equal(before.Incidents, []int{0}) || before.StartMs != 599.5e3 {
+	if before.FirstInIncident || !slices.Equal(before.hitBy, []int{0}) || before.StartMs != 599.5e3 {
 		t.Errorf("a turn beginning 0.5 s before the outage: %+v", before)
 	}
 	inside := cfg.timedTurn(tl, 610e3, 2)
-	if !inside.FirstInIncident || !slices.Equal(inside.Incidents, []int{0}) {
+	if !inside.FirstInIncident || !slices.Equal(inside.hitBy, []int{0}) {
 		t.Errorf("a turn beginning inside the outage: %+v", inside)
 	}
 	after := cfg.timedTurn(tl, 640e3, 3)
-	if after.FirstInIncident || len(after.Incidents) != 0 || after.End != "error" {
+	if after.FirstInIncident || len(after.hitBy) != 0 || after.End != "error" {
 		t.Errorf("a turn after the outage, failed by its independent failures: %+v", after)
 	}
 	h := newHorizonTally(env.HorizonMs, 2)
-	h.add(before)
-	h.add(after)
+	h.add(before, tl)
+	h.add(after, tl)
 	if failed := h.failed; failed[10] != 2 { // both ended between 600 and 660 s
 		t.Errorf("failed per minute: %v", failed[9:12])
 	}
@@ -246,8 +246,11 @@ func TestDesignEffect(t *testing.T) {
 // TestHorizonErrors: a timed environment's mistakes name their field.
 func TestHorizonErrors(t *testing.T) {
 	tests := []struct{ why, env, want string }{
-		{"arrivals need a horizon", `{"arrivals":{"perMinute":1}}`, "arrivals: needs horizonMs"},
+		{"arrivals need a horizon", `{"arrivals":{"perMinute":1}}`, "arrivals: needs horizonMs > 0"},
+		{"a horizon of 0 is none", `{"horizonMs":0,"arrivals":{"perMinute":1}}`, "arrivals: needs horizonMs > 0"},
+		{"a scheduled outage past the horizon never happens", `{"horizonMs":1000,"arrivals":{"perMinute":1},"outages":[{"fromMs":5000,"forMs":10,"code":"SERVER"}]}`, "outages[0].fromMs: with a horizon, a time on it: must be under horizonMs (1000), got 5000"},
 		{"incidents need a horizon", `{"incidents":[{"perHour":1,"forMs":{"fixed":1},"code":"SERVER"}]}`, "incidents: needs horizonMs"},
+		{"a schedule of nothing", `{"horizonMs":1000,"arrivals":{"schedule":[{"fromMs":0,"perMinute":0}]}}`, "arrivals: every rate of the schedule is 0"},
 		{"a horizon needs arrivals", `{"horizonMs":1000}`, "arrivals: missing"},
 		{"a rate per second is refused before it runs for hours", `{"horizonMs":86400000,"arrivals":{"perMinute":6000}}`, "arrivals: 8640000 turns expected"},
 		{"a schedule in order", `{"horizonMs":1000,"arrivals":{"schedule":[{"fromMs":500,"perMinute":1},{"fromMs":100,"perMinute":1}]}}`, "arrivals.schedule[1].fromMs: must be after schedule[0]'s 500, got 100"},
@@ -256,6 +259,7 @@ func TestHorizonErrors(t *testing.T) {
 		{"incidents by the million are refused (each in progress at the start is drawn)", `{"horizonMs":31536000000,"arrivals":{"perMinute":0.001},"incidents":[{"perHour":3600,"forMs":{"fixed":1000},"code":"SERVER"}]}`, "incidents[0].perHour: 3600 an hour is 31536001 incidents over the horizon, more than the 1000000 a run takes"},
 		{"an incident's code", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"forMs":{"fixed":1}}]}`, "incidents[0].code: missing"},
 		{"an incident's field, by path", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"forMs":{"fixed":1},"code":"SERVER","rate":2}]}`, "incidents[0].rate: unknown field"},
+		{"a key matched but for case is refused (encoding/json took it, the last of two winning)", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"forMs":{"fixed":1},"forMS":{"fixed":99},"code":"SERVER"}]}`, "incidents[0].forMS: unknown field: keys are matched as written; did you mean forMs?"},
 		{"a distribution's field, by path", `{"horizonMs":1000,"arrivals":{"perMinute":1},"incidents":[{"perHour":1,"forMs":{"uniform":[5,1]},"code":"SERVER"}]}`, "incidents[0].forMs.uniform: want [low, high]"},
 	}
 	for _, tt := range tests {
@@ -263,5 +267,113 @@ func TestHorizonErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want %q", tt.why, err, tt.want)
 		}
+	}
+}
+
+// TestLongOutageRiddenInAlwaysMode: an always-mode policy with a 1 s cap
+// rides an 80-minute outage — thousands of attempts a turn — and every
+// turn completes without a violation; the fixed bound of 10,000 events
+// once stopped such turns and reported turn-terminates.
+func TestLongOutageRiddenInAlwaysMode(t *testing.T) {
+	always := &loop.RetryPolicy{Mode: loop.ModeAlways, RetryableCodes: []string{"SERVER"}, InitialDelayMs: 500, MaxDelayMs: 1000, JitterRatio: 0.1}
+	env := &Environment{HorizonMs: 7200e3, Arrivals: &Arrivals{PerMinute: 0.1},
+		Outages: []Outage{{FromMs: 300e3, ForMs: 4800e3, Code: "SERVER", Status: 503}}}
+	r := Config{Policy: always, Env: env}.Run(1, 0)
+	if r.Completed != r.Turns || len(r.Violations) != 0 || r.Timeline.Incidents[0].TurnsHit < 2 || len(r.Attempts) < 4000 {
+		t.Errorf("%d of %d turns completed, %d violations, %d hit by the outage, at most %d attempts",
+			r.Completed, r.Turns, len(r.Violations), r.Timeline.Incidents[0].TurnsHit, len(r.Attempts)-1)
+	}
+}
+
+// TestEventBound: the bound follows what the policy can do in the
+// outages it meets, and stays at the floor where nothing bounds retries.
+func TestEventBound(t *testing.T) {
+	always := &loop.RetryPolicy{Mode: loop.ModeAlways, InitialDelayMs: 500, MaxDelayMs: 1000, JitterRatio: 0.1}
+	hour := []sim.Outage{{FromMs: 0, ToMs: 3600e3}}
+	tests := []struct {
+		why     string
+		p       *loop.RetryPolicy
+		outages []sim.Outage
+		want    int
+	}{
+		{"no outage: the floor", always, nil, 10_000},
+		{"always mode through an hour: 8,001 attempts at ≥ 450 ms, 16 events each", always, hour, 16 * (8001 + 1)},
+		{"normal mode: its budget a step, not the outage", noJitter(), hour, 10_000},
+		{"waits of no time retry without end: the floor", &loop.RetryPolicy{Mode: loop.ModeAlways}, hour, 10_000},
+		{"an outage of a hundred days is permanent: the floor", always, []sim.Outage{{FromMs: 0, ToMs: 1e12}}, 10_000},
+		{"never past the ceiling", &loop.RetryPolicy{Mode: loop.ModeAlways, InitialDelayMs: 1, MaxDelayMs: 1}, hour, 500_000},
+	}
+	for _, tt := range tests {
+		if got := eventBound(tt.p, tt.outages, 1, 1); got != tt.want {
+			t.Errorf("%s: %d, want %d", tt.why, got, tt.want)
+		}
+	}
+}
+
+// TestScheduledStormCarriesRetryAfter: a scheduled 429 outage with a
+// Retry-After of 5 s fails at once the turns of a policy capped at 4 s
+// (a Retry-After over the cap is not retried), and one capped at 10 s
+// waits it out.
+func TestScheduledStormCarriesRetryAfter(t *testing.T) {
+	env := &Environment{HorizonMs: 1800e3, Arrivals: &Arrivals{PerMinute: 2},
+		Outages: []Outage{{FromMs: 600e3, ForMs: 60e3, Code: "RATE_LIMIT", Status: 429, RetryAfterMs: fixed(5000)}}}
+	capped := func(maxDelay float64) *loop.RetryPolicy {
+		return &loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: 20, RetryableCodes: []string{"RATE_LIMIT"}, InitialDelayMs: 500, MaxDelayMs: maxDelay}
+	}
+	short := Config{Policy: capped(4000), Env: env}.Run(1, 0)
+	long := Config{Policy: capped(10000), Env: env}.Run(1, 0)
+	storm := short.Timeline.Incidents[0]
+	if storm.TurnsHit == 0 || storm.Failed != storm.TurnsHit || short.FailedAtOnce != storm.Failed ||
+		len(short.Failures) != 1 || short.Failures[0].Why != "not retried: Retry-After over the cap" {
+		t.Errorf("capped at 4 s: %+v, failures %+v", storm, short.Failures)
+	}
+	if in := long.Timeline.Incidents[0]; in.TurnsHit != storm.TurnsHit || in.Failed != 0 || in.LongestRecoveryMs < 5000 {
+		t.Errorf("capped at 10 s: %+v", in)
+	}
+}
+
+// TestScheduleRepeats: a day's schedule repeated over three days: no turn
+// arrives in any night, and every day has its day's turns.
+func TestScheduleRepeats(t *testing.T) {
+	day := 24 * 3600e3
+	env := &Environment{HorizonMs: 3 * day, Arrivals: &Arrivals{RepeatEveryMs: day,
+		Schedule: []Rate{{FromMs: 0, PerMinute: 0}, {FromMs: 6 * 3600e3, PerMinute: 2}}}}
+	if got, want := env.expectedTurns(), 3*2*18*60.0; got != want {
+		t.Errorf("expected turns %v, want %v", got, want)
+	}
+	perDay := make([]int, 3)
+	for _, at := range drawArrivals(env, sim.Stream(1, "arrivals")) {
+		d := int(at / day)
+		if math.Mod(at, day) < 6*3600e3 {
+			t.Fatalf("a turn arrived at %s, in the night", Clock(at))
+		}
+		perDay[d]++
+	}
+	for d, n := range perDay {
+		if math.Abs(float64(n)-2160) > 4*math.Sqrt(2160) {
+			t.Errorf("day %d: %d turns, want about 2160", d+1, n)
+		}
+	}
+	for _, tt := range []struct{ env, want string }{
+		{`{"horizonMs":86400000,"arrivals":{"perMinute":1,"repeatEveryMs":3600000}}`, "arrivals.repeatEveryMs: repeats a schedule: give one"},
+		{`{"horizonMs":86400000,"arrivals":{"repeatEveryMs":3600000,"schedule":[{"fromMs":4000000,"perMinute":1}]}}`, "arrivals.schedule[0].fromMs: must be in [0, repeatEveryMs), got 4000000"},
+	} {
+		if _, err := ParseEnvironment([]byte(tt.env)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.env, err, tt.want)
+		}
+	}
+}
+
+// TestIncidentsOfAQuietEnd: incidents are reported over the whole
+// horizon, also where no turn runs (they were drawn only as far as the
+// last turn's window, and a quiet evening lost its incidents).
+func TestIncidentsOfAQuietEnd(t *testing.T) {
+	day := 24 * 3600e3
+	env := &Environment{HorizonMs: day, Arrivals: &Arrivals{Schedule: []Rate{{FromMs: 0, PerMinute: 2}, {FromMs: day / 2, PerMinute: 0}}},
+		Incidents: []IncidentKind{{PerHour: 2, ForMs: fixed(30000), Code: "SERVER", Status: 503}}}
+	r := Config{Policy: noJitter(), Env: env}.Run(1, 0)
+	ins := r.Timeline.Incidents
+	if len(ins) == 0 || ins[len(ins)-1].FromMs < 20*3600e3 || math.Abs(float64(len(ins))-48) > 4*math.Sqrt(48) {
+		t.Errorf("%d incidents over a day at 2 an hour, the last at %s", len(ins), Clock(ins[len(ins)-1].FromMs))
 	}
 }

@@ -58,8 +58,13 @@ type kindStream struct {
 func newTimeline(env *Environment, seed uint64) *timeline {
 	t := &timeline{env: env, arrivals: drawArrivals(env, sim.Stream(seed, "arrivals"))}
 	var first []Incident
+	draws := sim.Stream(seed, "outages")
 	for i, o := range env.Outages {
-		first = append(first, Incident{Source: fmt.Sprintf("outages[%d]", i), FromMs: o.FromMs, ToMs: o.FromMs + o.ForMs, Code: o.Code, Status: o.Status})
+		in := Incident{Source: fmt.Sprintf("outages[%d]", i), FromMs: o.FromMs, ToMs: o.FromMs + o.ForMs, Code: o.Code, Status: o.Status}
+		if o.RetryAfterMs != nil {
+			in.RetryAfterMs = ptr(o.RetryAfterMs.draw(draws.Float64()))
+		}
+		first = append(first, in)
 	}
 	for i := range env.Incidents {
 		k := &kindStream{kind: &env.Incidents[i], source: fmt.Sprintf("incidents[%d]", i), r: sim.Stream(seed, fmt.Sprintf("incidents/%d", i))}
@@ -175,20 +180,12 @@ func (t *timeline) outagesFor(at, window float64) (outages []sim.Outage, ids []i
 // force, the wait for the next arrival restarted at each change of rate
 // (exact, as waits are memoryless).
 func drawArrivals(env *Environment, r *rand.Rand) []float64 {
-	rates := env.Arrivals.Schedule
-	if len(rates) == 0 {
-		rates = []Rate{{FromMs: 0, PerMinute: env.Arrivals.PerMinute}}
-	}
 	var out []float64
-	for i, rate := range rates {
-		end := env.HorizonMs
-		if i+1 < len(rates) {
-			end = rates[i+1].FromMs
-		}
+	for _, rate := range env.rates() {
 		if rate.PerMinute == 0 {
 			continue
 		}
-		for at := rate.FromMs + r.ExpFloat64()*60e3/rate.PerMinute; at < end; at += r.ExpFloat64() * 60e3 / rate.PerMinute {
+		for at := rate.FromMs + r.ExpFloat64()*60e3/rate.PerMinute; at < rate.toMs; at += r.ExpFloat64() * 60e3 / rate.PerMinute {
 			out = append(out, at)
 		}
 	}

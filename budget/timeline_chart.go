@@ -20,6 +20,12 @@ type TimelineChart struct {
 	Bucket string
 	Max    int
 	Axis   []AxisTick
+	// Arrivals is the lane of turns arriving (the same for every
+	// policy), on its own scale up to ArrivalsMax.
+	Arrivals    *Lane
+	ArrivalsMax int
+	// Merged says some band stands for incidents closer than a pixel.
+	Merged bool
 	// Rows are the incidents that hit a turn under some policy, in order
 	// of start, with what each did under each policy.
 	Rows []IncidentRow
@@ -42,10 +48,12 @@ type Lane struct {
 	Bars          []Bar
 }
 
-// AxisTick is a labelled time on the timeline's axis.
+// AxisTick is a labelled place on an axis; Anchor keeps a label at an
+// end inside the chart ("" for the middle).
 type AxisTick struct {
-	Label string
-	X     float64
+	Label  string
+	X      float64
+	Anchor string
 }
 
 // IncidentRow is one incident and its effect under each policy.
@@ -91,6 +99,7 @@ func newTimelineChart(reports []Named) *TimelineChart {
 		}
 	}
 	slices.SortStableFunc(order, func(a, b string) int { return compareFloat(rows[a].FromMs, rows[b].FromMs) })
+	merged := 0 // incidents in the last band
 	for _, k := range order {
 		row := rows[k]
 		failed, hit := false, false
@@ -100,11 +109,27 @@ func newTimelineChart(reports []Named) *TimelineChart {
 			hit = hit || in.TurnsHit > 0
 			under = append(under, fmt.Sprintf("%s: %d hit, %d failed", reports[i].Policy, in.TurnsHit, in.Failed))
 		}
-		title := fmt.Sprintf("%s %s for %s (%s) — %s", Clock(row.FromMs), codeText(row.Code, row.Status), span(row.ToMs-row.FromMs), row.Source, strings.Join(under, "; "))
-		c.Bands = append(c.Bands, Band{X: x(row.FromMs), W: max(2, x(row.ToMs)-x(row.FromMs)), Title: title, Failed: failed})
 		if hit {
 			c.Rows = append(c.Rows, *row)
 		}
+		if row.FromMs >= horizon {
+			continue // past the horizon: in the table, not on its axis
+		}
+		title := fmt.Sprintf("%s %s for %s (%s) — %s", Clock(row.FromMs), codeText(row.Code, row.Status), span(row.ToMs-row.FromMs), row.Source, strings.Join(under, "; "))
+		band := Band{X: x(row.FromMs), W: max(2, x(row.ToMs)-x(row.FromMs)), Title: title, Failed: failed}
+		// Bands closer than a pixel are one: a month of frequent
+		// incidents drew tens of thousands of rectangles.
+		if n := len(c.Bands); n > 0 && band.X <= c.Bands[n-1].X+c.Bands[n-1].W+1 {
+			last := &c.Bands[n-1]
+			merged++
+			last.W = max(last.W, band.X+band.W-last.X)
+			last.Failed = last.Failed || band.Failed
+			last.Title = fmt.Sprintf("%d incidents from %s; hover a narrower horizon for each", merged, strings.Fields(last.Title)[0])
+			c.Merged = true
+			continue
+		}
+		merged = 1
+		c.Bands = append(c.Bands, band)
 	}
 	// The lanes: failed turns in buckets of per minutes, on one scale.
 	buckets := (minutes + per - 1) / per
@@ -122,6 +147,26 @@ func newTimelineChart(reports []Named) *TimelineChart {
 	}
 	w := timelineW / float64(buckets)
 	y := bandH + laneGap
+	if tl := reports[0].Report.Timeline; tl != nil {
+		arrived := make([]int, buckets)
+		for m, n := range tl.Arrived {
+			arrived[min(m/per, buckets-1)] += n
+		}
+		for _, n := range arrived {
+			c.ArrivalsMax = max(c.ArrivalsMax, n)
+		}
+		lane := &Lane{Policy: "turns arriving", Y: y}
+		for b, n := range arrived {
+			if n == 0 {
+				continue
+			}
+			h := laneH * float64(n) / float64(c.ArrivalsMax)
+			lane.Bars = append(lane.Bars, Bar{Label: fmt.Sprintf("%s–%s: %d turns arrived", Clock(float64(b*per)*60e3), Clock(float64((b+1)*per)*60e3), n),
+				Count: n, X: timelineLeft + float64(b)*w, Y: y + laneH - h, W: max(w*0.9, 1), H: h})
+		}
+		c.Arrivals = lane
+		y += laneH + laneGap
+	}
 	for i, n := range reports {
 		lane := Lane{Policy: n.Policy, Short: shortName(n.Policy), Y: y}
 		for b, f := range counts[i] {
@@ -138,7 +183,7 @@ func newTimelineChart(reports []Named) *TimelineChart {
 	c.Height = y + 16
 	step := axisStep(horizon)
 	for t := 0.0; t <= horizon; t += step {
-		c.Axis = append(c.Axis, AxisTick{Label: fmt.Sprintf("%02d:%02d", int(t/3600e3), int(t/60e3)%60), X: x(t)})
+		c.Axis = append(c.Axis, AxisTick{Label: axisLabel(t, horizon), X: x(t)})
 	}
 	return c
 }
@@ -161,4 +206,17 @@ func shortName(policy string) string {
 		name = string(r[:21]) + "…"
 	}
 	return name
+}
+
+// axisLabel is a time on the timeline's axis: hh:mm within a day, with
+// the day past one ("day 2 00:00"), as the incidents' table writes them.
+func axisLabel(ms, horizon float64) string {
+	hm := fmt.Sprintf("%02d:%02d", int(ms/3600e3)%24, int(ms/60e3)%60)
+	if horizon <= 24*3600e3 {
+		if ms == 24*3600e3 {
+			return "24:00"
+		}
+		return hm
+	}
+	return fmt.Sprintf("day %d %s", int(ms/(24*3600e3))+1, hm)
 }

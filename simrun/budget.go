@@ -134,6 +134,10 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	if env.Timed() && runsSet {
 		return fail("--runs: the environment has a horizon (horizonMs): its turns are those that arrive over it")
 	}
+	for _, field := range env.UnusualCodes() {
+		fmt.Fprintf(stderr, "simrun budget: warning: the environment's %s is not a code DSH's adapter derives (%s): DSH matches codes as written, so only a policy listing it exactly retries it — a typo?\n",
+			field, strings.Join(budget.ProviderCodes(), ", "))
+	}
 	var checks []budget.Bound
 	for _, a := range asserts {
 		c, err := budget.ParseBound(a)
@@ -160,11 +164,17 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		switch {
 		case env.Timed() && (len(resolved) != 1 || *turn < 0):
 			return fail("--trace writes one turn's log: give one --policy and the turn, --turn N (the environment has a horizon)")
+		case env.Timed() && (*asJSON || *htmlOut != "" || len(checks) > 0):
+			// The report is the whole horizon's: a trace is one turn of it.
+			return fail("--trace --turn writes one turn's log and no report: run without --json, --html and --assert")
 		case env.Timed():
 			if err := resolved[0].TraceTurn(first, *turn, *trace); err != nil {
 				return fail("--trace: %v", err)
 			}
+			fmt.Fprintf(stdout, "turn %d of the horizon from seed %#x: its log is in %s (simrun check --view %s)\n", *turn, first, *trace, *trace)
 			return exitClean
+		case *turn >= 0:
+			return fail("--turn numbers the turns of a horizon; without one, --seed S --runs 1 is turn S")
 		case len(resolved) != 1 || *runs != 1:
 			return fail("--trace writes one turn's log: give one --policy and --runs 1")
 		}
@@ -182,27 +192,39 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	// Policies run side by side, up to -j at once, and print in the order
 	// given: each policy's report is its own turns' alone, so the bytes
 	// are the same for any -j.
+	// Policies start in the order given, so that an interrupt finds the
+	// first ones begun (their partial report is printed) and only later
+	// ones not.
 	done := make([]chan *budget.Report, len(resolved))
-	slots := make(chan struct{}, max(*workers, 1))
-	for i, c := range resolved {
+	for i := range done {
 		done[i] = make(chan *budget.Report, 1)
-		go func() {
+	}
+	slots := make(chan struct{}, max(*workers, 1))
+	go func() {
+		for i, c := range resolved {
 			slots <- struct{}{}
-			defer func() { <-slots }()
 			if ctx.Err() != nil {
-				done[i] <- nil // interrupted before it began
+				for _, d := range done[i:] {
+					d <- nil // interrupted before it began
+				}
 				return
 			}
-			r := c.RunUntil(first, *runs, func() bool { return ctx.Err() != nil })
-			done[i] <- &r
-		}()
-	}
+			go func() {
+				defer func() { <-slots }()
+				r := c.RunUntil(first, *runs, func() bool { return ctx.Err() != nil })
+				done[i] <- &r
+			}()
+		}
+	}()
 	for i, c := range resolved {
 		rp := <-done[i]
 		if rp == nil {
 			break
 		}
 		r := *rp
+		if env.Timed() && r.Turns == 0 && !r.Interrupted {
+			return fail("no turn arrived over the horizon from seed %#x (%s): nothing to measure; give a longer horizonMs or more arrivals", first, budget.Span(env.HorizonMs))
+		}
 		named = append(named, budget.Named{Policy: policies[i], Report: r, Config: c})
 		if len(r.Violations) > 0 {
 			status = exitViolation
@@ -253,7 +275,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	}
 	if *htmlOut != "" {
 		if err := writeAtomically(*htmlOut, func(w io.Writer) error {
-			return budget.WritePage(w, budget.Page{Reports: named, Env: env, Bounds: checks, Seed: first})
+			return budget.WritePage(w, budget.Page{Reports: named, Env: env, Bounds: checks, Seed: &first})
 		}); err != nil {
 			return fail("--html: %v", err)
 		}
@@ -288,18 +310,24 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budge
 	}
 	if tl := r.Timeline; tl != nil && tl.DesignEffect >= 1.01 {
 		fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g, widened %.3g× for turns an incident failed together)\n",
-			r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi, math.Sqrt(tl.DesignEffect))
+			r.Exhaustion, tiny(r.ExhaustionLo), r.ExhaustionHi, math.Sqrt(tl.DesignEffect))
 	} else {
-		fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g)\n", r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi)
+		fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g)\n", r.Exhaustion, tiny(r.ExhaustionLo), r.ExhaustionHi)
 	}
 	fmt.Fprintf(tw, "  recovery ms (turns with a failure)\tp50 %s  p90 %s  p99 %s  max %s\n", num(r.RecoveryP50), num(r.RecoveryP90), num(r.RecoveryP99), num(r.RecoveryMax))
 	fmt.Fprintf(tw, "  waits of an exhausted turn, from the policy, ms\t%s … %s\n", num(r.BoundLo), num(r.BoundHi))
 	fmt.Fprintf(tw, "  amplification\t%.4g × the fault-free world's requests\n", r.Amplification)
 	var hist []string
+	shown := 0
 	for n, c := range r.Attempts {
-		if c > 0 {
-			hist = append(hist, fmt.Sprintf("%d×%d", n, c))
+		if c == 0 {
+			continue
 		}
+		if shown++; shown > attemptsShown {
+			hist = append(hist, fmt.Sprintf("… and %d turns with %d to %d", turnsOver(r.Attempts, n), n, len(r.Attempts)-1))
+			break
+		}
+		hist = append(hist, fmt.Sprintf("%d×%d", n, c))
 	}
 	fmt.Fprintf(tw, "  attempts per turn\t%s\n", strings.Join(hist, "  "))
 	fmt.Fprintf(tw, "  violations\t%d\n", len(r.Violations))
@@ -311,6 +339,29 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budge
 		v := faults.Principal(t.Violations)
 		fmt.Fprintf(w, "  seed %#x: %s: %s\n    reproduce: %s\n", t.Seed, v.Invariant, v.Message, reproduce(t))
 	}
+}
+
+// attemptsShown is how many counts of attempts a turn the text prints
+// before it sums up the tail (an always-mode policy riding a long outage
+// makes thousands of different counts).
+const attemptsShown = 16
+
+// turnsOver counts the turns with n attempts or more.
+func turnsOver(attempts []int, n int) int {
+	sum := 0
+	for _, c := range attempts[n:] {
+		sum += c
+	}
+	return sum
+}
+
+// tiny prints a figure that is zero but for floating-point rounding
+// (Wilson's lower end at k = 0) as 0.
+func tiny(v float64) float64 {
+	if math.Abs(v) < 1e-12 {
+		return 0
+	}
+	return v
 }
 
 func num(ms float64) string {
@@ -331,7 +382,11 @@ func budgetJSON(name string, r budget.Report) map[string]any {
 		failures = []budget.FailureRow{}
 	}
 	for _, t := range r.Violations {
-		violations = append(violations, map[string]any{"seed": fmt.Sprintf("%#x", t.Seed), "violations": t.Violations})
+		v := map[string]any{"seed": fmt.Sprintf("%#x", t.Seed), "violations": t.Violations}
+		if r.Timeline != nil {
+			v["turn"] = t.Index // a horizon's turn is reproduced by its number (--turn), not its seed
+		}
+		violations = append(violations, v)
 	}
 	out := map[string]any{"policy": name, "turns": r.Turns, "completed": r.Completed, "exhausted": r.Exhausted,
 		"failedAtOnce": r.FailedAtOnce, "aborted": r.Aborted, "exhaustion": r.Exhaustion,

@@ -156,8 +156,10 @@ func TestBudgetOverAHorizon(t *testing.T) {
 				Source            string
 				TurnsHit, Failed  int
 				LongestRecoveryMs float64
+				FailedTurns       []int
 			}
 			FailedPerMinute []int
+			DesignEffect    float64
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
@@ -168,6 +170,11 @@ func TestBudgetOverAHorizon(t *testing.T) {
 	// 14–17 s, so the turns of its first 43 s or so are exhausted.
 	if r.Turns < 1000 || len(in) != 1 || in[0].Source != "outages[0]" || in[0].TurnsHit < 15 || in[0].Failed != r.Exhausted || r.Exhausted < 5 {
 		t.Errorf("report: %+v", r)
+	}
+	// A scheduled outage is on every seed: the turns it fails are not a
+	// drawn cluster, and do not widen the interval.
+	if r.Timeline.DesignEffect != 1 || len(in[0].FailedTurns) != 5 {
+		t.Errorf("design effect %v, failed turns named %v", r.Timeline.DesignEffect, in[0].FailedTurns)
 	}
 	if len(r.Timeline.FailedPerMinute) < 60 || r.Timeline.FailedPerMinute[10] == 0 {
 		t.Errorf("failed per minute: %v", r.Timeline.FailedPerMinute)
@@ -217,5 +224,34 @@ func TestBudgetSameForAnyJ(t *testing.T) {
 		if diff := cmp.Diff(one, three); diff != "" {
 			t.Errorf("%v: -j 1 and -j 3 differ (-one +three):\n%s", extra, diff)
 		}
+	}
+}
+
+// TestBudgetRefusesWhatMeasuresNothing: a horizon no turn arrives over is
+// refused (its report said exhaustion 0 and every bound held), and a code
+// no provider sends is warned about with its field.
+func TestBudgetRefusesWhatMeasuresNothing(t *testing.T) {
+	dir := t.TempDir()
+	env := filepath.Join(dir, "empty.json")
+	os.WriteFile(env, []byte(`{"horizonMs":1.5,"arrivals":{"perMinute":30}}`), 0o644)
+	status, _, errOut := simrun("budget", "--policy", "default", "--env", env, "--assert", "exhaustion<0.001")
+	if status != exitUsage || !strings.Contains(errOut, "no turn arrived over the horizon") || strings.Contains(errOut, "holds") {
+		t.Errorf("an empty horizon: status %d, %q", status, errOut)
+	}
+	os.WriteFile(env, []byte(`{"horizonMs":600000,"arrivals":{"perMinute":3},"incidents":[{"perHour":6,"forMs":{"fixed":30000},"code":"server"}]}`), 0o644)
+	status, _, errOut = simrun("budget", "--policy", "default", "--env", env)
+	if status != exitClean || !strings.Contains(errOut, `warning: the environment's incidents[0].code "server" is not a code DSH's adapter derives`) {
+		t.Errorf("a lowercase code: status %d, %q", status, errOut)
+	}
+}
+
+// TestBudgetHorizonJSONLists: a horizon without incidents or failures
+// writes its lists as [] (they were null).
+func TestBudgetHorizonJSONLists(t *testing.T) {
+	env := filepath.Join(t.TempDir(), "calm.json")
+	os.WriteFile(env, []byte(`{"horizonMs":600000,"arrivals":{"perMinute":2}}`), 0o644)
+	status, out, errOut := simrun("budget", "--policy", "default", "--env", env, "--json")
+	if status != exitClean || !strings.Contains(out, `"incidents":[]`) || !strings.Contains(out, `"checks":[]`) || strings.Contains(out, "null") {
+		t.Errorf("status %d: %s%s", status, out, errOut)
 	}
 }

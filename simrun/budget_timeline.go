@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/turnsim/turnsim/budget"
 )
@@ -34,8 +35,8 @@ func printTimeline(tw io.Writer, tl *budget.TimelineReport) {
 		if in.Failed == 0 {
 			break
 		}
-		fmt.Fprintf(tw, "\t%s  %s for %s (%s): %d hit, %d carried, %d failed, longest recovery %s ms\n",
-			budget.Clock(in.FromMs), in.Code, span(in.ToMs-in.FromMs), in.Source, in.TurnsHit, in.Carried, in.Failed, num(in.LongestRecoveryMs))
+		fmt.Fprintf(tw, "\t%s  %s for %s (%s): %d hit, %d carried, %d failed, longest recovery %s ms; failed turns %s\n",
+			budget.Clock(in.FromMs), in.Code, span(in.ToMs-in.FromMs), in.Source, in.TurnsHit, in.Carried, in.Failed, num(in.LongestRecoveryMs), turnList(in))
 	}
 	peak := 0
 	for m, n := range tl.Failed {
@@ -63,4 +64,16 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// turnList names an incident's first failed turns, for --turn.
+func turnList(in budget.IncidentReport) string {
+	var names []string
+	for _, n := range in.FailedTurns {
+		names = append(names, fmt.Sprint(n))
+	}
+	if in.Failed > len(in.FailedTurns) {
+		names = append(names, "…")
+	}
+	return strings.Join(names, ", ")
 }

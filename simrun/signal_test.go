@@ -96,6 +96,10 @@ func TestInterruptedIsNotAPass(t *testing.T) {
 		{"run --json", syscall.SIGINT, []string{"run", "--seeds", "1000000000", "--corpus", "corpus", "--json"}, `"interrupted":true`},
 		{"budget", syscall.SIGTERM, []string{"budget", "--policy", "default", "--fail", "SERVER/503=0.3", "--runs", "1000000000"}, "(interrupted: every figure is over these)"},
 		{"budget --json", syscall.SIGINT, []string{"budget", "--policy", "default", "--runs", "1000000000", "--json"}, `"interrupted":true`},
+		// With fewer slots than policies, the first policy is the one
+		// running: its partial report is printed (the last one once ran
+		// first, and nothing was).
+		{"budget, three policies, -j 1", syscall.SIGINT, []string{"budget", "--policy", "default", "--policy", "default", "--policy", "default", "--fail", "SERVER/503=0.3", "--runs", "1000000000", "-j", "1"}, "(interrupted: every figure is over these)"},
 		{"explore", syscall.SIGTERM, []string{"explore", "--max-faults", "6"}, "(interrupted)"},
 		{"explore --mutant all", syscall.SIGINT, []string{"explore", "--mutant", "all", "--max-faults", "4"}, "(interrupted after"},
 	} {

@@ -15,8 +15,9 @@ import (
 // key no field of the struct has, or a value of the wrong kind. Its error
 // names the field's whole path (failures[0].prob), which encoding/json's
 // own errors do not (an unknown field has none; a type error has no
-// index). It returns nil when it finds nothing, and is for explaining a
-// decoding error, after Check.
+// index), and a key that matches a field only but for case (which
+// encoding/json takes). It returns nil when it finds nothing; after Check,
+// it is what a reader runs before decoding with encoding/json.
 func Locate(raw []byte, target any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -59,6 +60,9 @@ func locate(dec *json.Decoder, t reflect.Type, path string) error {
 			key, _ := keyTok.(string)
 			field, ok := fieldByName(t, key)
 			if !ok {
+				if name, ok := foldedName(t, key); ok {
+					return fmt.Errorf("%s: unknown field: keys are matched as written; did you mean %s?", join(path, key), name)
+				}
 				return fmt.Errorf("%s: unknown field (known: %s)", join(path, key), strings.Join(fieldNames(t), ", "))
 			}
 			if err := locate(dec, field.Type, join(path, key)); err != nil {
@@ -152,10 +156,11 @@ func tokenKind(tok json.Token) string {
 	return "null"
 }
 
-// fieldByName is the struct field a JSON key decodes into: its json tag's
-// name, exactly (encoding/json also matches case-insensitively, which
-// DisallowUnknownFields does not refuse; a strict reader names only the
-// exact keys).
+// fieldByName is the struct field a JSON key names: its json tag's name,
+// exactly. encoding/json also matches case-insensitively, which
+// DisallowUnknownFields does not refuse, so that {"forMs": …, "forMS": …}
+// decodes with the last one silently winning: a strict reader takes only
+// the exact keys.
 func fieldByName(t reflect.Type, key string) (reflect.StructField, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -163,13 +168,17 @@ func fieldByName(t reflect.Type, key string) (reflect.StructField, bool) {
 			return f, true
 		}
 	}
-	for i := range t.NumField() { // encoding/json's case-insensitive match
-		f := t.Field(i)
-		if name := jsonName(f); name != "" && strings.EqualFold(name, key) {
-			return f, true
+	return reflect.StructField{}, false
+}
+
+// foldedName is the field name a key matches but for case, to suggest.
+func foldedName(t reflect.Type, key string) (string, bool) {
+	for i := range t.NumField() {
+		if name := jsonName(t.Field(i)); name != "" && strings.EqualFold(name, key) {
+			return name, true
 		}
 	}
-	return reflect.StructField{}, false
+	return "", false
 }
 
 func fieldNames(t reflect.Type) []string {
