@@ -69,7 +69,7 @@ func ParsePolicy(raw json.RawMessage) (*loop.RetryPolicy, error) {
 		switch key {
 		case "mode", "maxRetries", "retryableCodes", "backoff":
 		default:
-			return nil, &ConfigError{"", fmt.Sprintf("unknown key %q", key)}
+			return nil, &ConfigError{"", fmt.Sprintf("unknown key %q (known: mode, maxRetries, retryableCodes, backoff)", key)}
 		}
 	}
 	if p.Mode == loop.ModeNormal {
@@ -125,7 +125,7 @@ func parseBackoff(raw json.RawMessage, p *loop.RetryPolicy) error {
 		case "jitterRatio":
 			target = &p.JitterRatio
 		default:
-			return &ConfigError{"backoff", fmt.Sprintf("unknown key %q", key)}
+			return &ConfigError{"backoff", fmt.Sprintf("unknown key %q (known: initialDelayMs, maxDelayMs, jitterRatio)", key)}
 		}
 		var f float64
 		if err := json.Unmarshal(v, &f); err != nil {

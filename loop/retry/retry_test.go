@@ -76,7 +76,7 @@ func TestParsePolicy(t *testing.T) {
 		t.Errorf("always mode kept normal-only keys: %+v, %v", always, err)
 	}
 	bad := []struct{ config, want string }{
-		{`{"retryPolciy":{}}`, `unknown key "retryPolciy"`},
+		{`{"retryPolciy":{}}`, `unknown key "retryPolciy" (known: mode, maxRetries, retryableCodes, backoff)`},
 		{`{"mode":"sometimes"}`, `mode: must be "normal" or "always"`},
 		{`{"maxRetries":-1}`, `maxRetries: must be a non-negative safe integer`},
 		{`{"maxRetries":1.5}`, `maxRetries: must be a non-negative safe integer`},
@@ -87,7 +87,7 @@ func TestParsePolicy(t *testing.T) {
 		{`{"backoff":{"maxDelayMs":2147483648}}`, `backoff.maxDelayMs: must be finite, > 0 and ≤ 2147483647`},
 		{`{"backoff":{"jitterRatio":1.5}}`, `backoff.jitterRatio: must be in [0,1]`},
 		{`{"backoff":{"initialDelayMs":20,"maxDelayMs":10}}`, `backoff.maxDelayMs: (10) must be ≥ backoff.initialDelayMs (20)`},
-		{`{"backoff":{"delay":1}}`, `backoff: unknown key "delay"`},
+		{`{"backoff":{"delay":1}}`, `backoff: unknown key "delay" (known: initialDelayMs, maxDelayMs, jitterRatio)`},
 		{`[]`, `must be an object`},
 	}
 	for _, tt := range bad {
