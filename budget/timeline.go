@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -131,7 +132,7 @@ func (t *timeline) add(fresh []Incident) {
 		t.byStart = append(t.byStart, len(t.all))
 		t.all = append(t.all, in)
 	}
-	slices.SortStableFunc(t.byStart, func(a, b int) int { return compareFloat(t.all[a].FromMs, t.all[b].FromMs) })
+	slices.SortStableFunc(t.byStart, func(a, b int) int { return cmp.Compare(t.all[a].FromMs, t.all[b].FromMs) })
 }
 
 // sorted are the incidents drawn so far in order of start.
@@ -143,16 +144,6 @@ func (t *timeline) sorted() []Incident {
 	return out
 }
 
-func compareFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // outagesFor are the incidents that overlap [at, at+window), as the
 // outages of a turn's world that begins at at: times made the turn's own,
 // the part before its start cut off; ids are the incidents'. Their order
@@ -160,7 +151,7 @@ func compareFloat(a, b float64) int {
 // it, and timedRun reads them back in the same order.
 func (t *timeline) outagesFor(at, window float64) (outages []sim.Outage, ids []int) {
 	t.until(at + window)
-	end, _ := slices.BinarySearchFunc(t.byStart, at+window, func(id int, ms float64) int { return compareFloat(t.all[id].FromMs, ms) })
+	end, _ := slices.BinarySearchFunc(t.byStart, at+window, func(id int, ms float64) int { return cmp.Compare(t.all[id].FromMs, ms) })
 	for i := end - 1; i >= 0 && t.all[t.byStart[i]].FromMs >= at-t.longest; i-- {
 		if id := t.byStart[i]; t.all[id].ToMs > at {
 			ids = append(ids, id)

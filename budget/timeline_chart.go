@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path"
@@ -98,7 +99,7 @@ func newTimelineChart(reports []Named) *TimelineChart {
 			row.Under[i] = in
 		}
 	}
-	slices.SortStableFunc(order, func(a, b string) int { return compareFloat(rows[a].FromMs, rows[b].FromMs) })
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(rows[a].FromMs, rows[b].FromMs) })
 	merged := 0 // incidents in the last band
 	for _, k := range order {
 		row := rows[k]
