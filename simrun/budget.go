@@ -77,9 +77,9 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	var fails, outages repeated
 	fs.Var(&fails, "fail", "add an independent failure CODE[/STATUS]=P to the environment, e.g. SERVER/503=0.2 (repeatable)")
 	fs.Var(&outages, "outage", "add an outage [CODE[/STATUS]@]FROM+FOR in ms (default SERVER/503), e.g. 0+20000 (repeatable)")
-	runs := fs.Int("runs", 10000, "turns per policy")
+	runs := fs.Int("runs", 10000, "turns per policy (not with a horizon: its turns are those that arrive)")
 	workers := fs.Int("j", runtime.GOMAXPROCS(0), "policies run at once (the report is the same for any -j)")
-	seed := fs.String("seed", "1", "the first turn's seed; turn i uses seed+i under every policy")
+	seed := fs.String("seed", "1", "the first turn's seed; turn i uses seed+i under every policy (with a horizon, also the seed its arrivals and incidents are drawn from)")
 	asJSON := fs.Bool("json", false, "print one JSON report per policy")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML page of the reports here")
 	trace := fs.String("trace", "", "with one --policy and --runs 1 (or --turn N under a horizon): write that turn's v1 session log here")
