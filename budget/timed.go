@@ -67,8 +67,10 @@ type TimelineReport struct {
 	// FailedHit counts the turns that did not complete and that an
 	// incident hit.
 	FailedHit int `json:"failedHit"`
-	// DesignEffect is how much wider turns that fail together make the
-	// exhaustion interval (see designEffect): 1 when no incident hit a turn.
+	// DesignEffect is the variance of the exhausted share over that of
+	// as many independent turns (see designEffect): the interval is taken
+	// over Turns / DesignEffect turns, about its square root wider; 1 when
+	// no drawn incident hit a turn (a scheduled outage is no draw).
 	DesignEffect float64 `json:"designEffect"`
 	// Checks compare observed shares with what follows analytically from
 	// the environment, where that is exact.
