@@ -18,6 +18,10 @@ var Figures = map[string]func(r Report) float64{
 	"amplification":   func(r Report) float64 { return r.Amplification },
 	"violations":      func(r Report) float64 { return float64(len(r.Violations)) },
 	"aborted":         func(r Report) float64 { return float64(r.Aborted) },
+	// The two parts of exhaustion, as shares of the turns: after retries,
+	// and at once (a code not retried, a Retry-After over the cap).
+	"exhausted_share":      func(r Report) float64 { return ofTurns(r.Exhausted, r.Turns) },
+	"failed_at_once_share": func(r Report) float64 { return ofTurns(r.FailedAtOnce, r.Turns) },
 }
 
 // Bound is a figure, a comparison and a value: "exhaustion<0.001".
@@ -69,3 +73,5 @@ func (b Bound) Holds(r Report) (bool, float64) {
 	}
 	return v >= b.Value, v
 }
+
+func ofTurns(k, n int) float64 { return float64(k) / float64(max(n, 1)) }

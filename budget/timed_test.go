@@ -329,6 +329,20 @@ func TestScheduledStormCarriesRetryAfter(t *testing.T) {
 	if in := long.Timeline.Incidents[0]; in.TurnsHit != storm.TurnsHit || in.Failed != 0 || in.LongestRecoveryMs < 5000 {
 		t.Errorf("capped at 10 s: %+v", in)
 	}
+	// Exhaustion's two parts as bound figures: all of the short cap's is
+	// failing at once.
+	for _, tt := range []struct {
+		bound string
+		holds bool
+	}{
+		{"failed_at_once_share<=0", false},
+		{"exhausted_share<=0", true},
+	} {
+		ok, v := mustBound(t, tt.bound).Holds(short)
+		if ok != tt.holds || tt.bound[0] == 'f' && v != short.Exhaustion {
+			t.Errorf("%s: holds %v at %v (exhaustion %v)", tt.bound, ok, v, short.Exhaustion)
+		}
+	}
 }
 
 // TestScheduleRepeats: a day's schedule repeated over three days: no turn

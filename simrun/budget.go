@@ -53,7 +53,8 @@ analytic cross-checks; --trace --turn N writes turn N's log.
 --assert 'exhaustion<0.001' --assert 'p99_recovery_ms<20000' makes the
 exit status 1 when a policy's report breaks a bound, so budgets can be
 pinned in CI. Figures: exhaustion, exhaustion_hi (the interval's upper
-end), p50/p90/p99/max_recovery_ms, amplification, violations, aborted.
+end), exhausted_share and failed_at_once_share (its two parts),
+p50/p90/p99/max_recovery_ms, amplification, violations, aborted.
 --html draws the policies side by side with the bounds' verdicts.
 
 Exit status: 0, 1 an invariant was violated or an --assert failed, 2 bad
