@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/turnsim/turnsim/internal/atomicfile"
 
@@ -63,7 +64,8 @@ func (c Config) Trace(seed uint64, path string) error {
 
 // TraceTurn writes the v1 session log of turn index of the run from seed
 // first (Turn.Index): turn first+index of a per-turn environment, or the
-// index-th arrival of first's horizon, among the incidents it met there.
+// index-th arrival of first's horizon, among the incidents it met there,
+// its times those of the horizon (which starts at sim.Epoch).
 func (c Config) TraceTurn(first uint64, index int, path string) error {
 	if !c.Env.Timed() {
 		return c.Trace(first+uint64(index), path)
@@ -72,6 +74,17 @@ func (c Config) TraceTurn(first uint64, index int, path string) error {
 	if index < 0 || index >= len(tl.arrivals) {
 		return fmt.Errorf("turn %d: the horizon from seed %#x has %d turns", index, first, len(tl.arrivals))
 	}
-	s, opts := c.timedWorld(tl, tl.arrivals[index], first+uint64(index))
-	return atomicfile.Write(path, faults.LogBytes(sim.RunWith(s, opts)))
+	at := tl.arrivals[index]
+	s, opts := c.timedWorld(tl, at, first+uint64(index))
+	res := sim.RunWith(s, opts)
+	// The turn's world starts at 0 ms; its log is placed where the turn
+	// ran, so that its times read as the report's (16:58:21 of the
+	// horizon's day). No payload holds a time, and whole milliseconds
+	// keep every difference between events as it was.
+	shift := int64(math.Round(at))
+	res.Header.CreatedAt += shift
+	for i := range res.Events {
+		res.Events[i].Time += shift
+	}
+	return atomicfile.Write(path, faults.LogBytes(res))
 }

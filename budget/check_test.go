@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,6 +124,14 @@ func TestCheckNamesATimedTurn(t *testing.T) {
 	raw, _ := os.ReadFile(path)
 	if !strings.Contains(string(raw), `"code":"SERVER"`) {
 		t.Errorf("turn %d's trace never met the outage", first.Index)
+	}
+	// Its times are the horizon's: it begins where it arrived.
+	f, _ := os.Open(path)
+	defer f.Close()
+	header, events, err := session.ReadAll(f, session.ReadOptions{})
+	arrival := newTimeline(env, 1).arrivals[first.Index]
+	if want := sim.Epoch.UnixMilli() + int64(math.Round(arrival)); err != nil || header.CreatedAt != want || events[0].Time != want {
+		t.Errorf("the trace begins at %d (events at %d, %v), want %d: the turn arrived %s into the horizon", header.CreatedAt, events[0].Time, err, want, Clock(arrival))
 	}
 }
 
