@@ -75,16 +75,16 @@ svg text.boundlabel{fill:#b3261e}
 {{with .Arrivals}}<text x="0" y="{{add .Y 24}}">turns arriving</text>
 {{range .Bars}}<rect class="arrivebar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>
 {{end}}{{end}}
-{{range .Bands}}<rect class="band{{if .Failed}} failed{{end}}" x="{{.X}}" y="4" width="{{.W}}" height="20"><title>{{.Title}}</title></rect>
+{{range .Bands}}<rect class="band{{if .Failed}} failed{{end}}" x="{{.X}}" y="4" width="{{.W}}" height="20"{{if lt .Opacity 1.0}} opacity="{{printf "%.2f" .Opacity}}"{{end}}><title>{{.Title}}</title></rect>
 {{end}}{{range .Lanes}}<text x="0" y="{{add .Y 24}}">{{.Short}}<title>{{.Policy}}</title></text>
 {{range .Bars}}<rect class="lanebar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}</title></rect>
 {{end}}{{end}}{{range .Axis}}<line class="grid" x1="{{.X}}" x2="{{.X}}" y1="0" y2="{{$.Timeline.Height}}"/><text x="{{.X}}" y="{{$.Timeline.Height}}" text-anchor="middle">{{.Label}}</text>
 {{end}}</svg>
-<p class="sub">Turns in buckets of {{.Bucket}}: arriving (grey, the fullest bucket {{.ArrivalsMax}}), and failed under each policy (red, on one scale for all, the fullest bucket {{.Max}}); a red band is an incident that failed a turn under some policy{{if .Merged}}, and incidents closer than a pixel share a band{{end}}. Hover for details.</p>
+<p class="sub">Turns in buckets of {{.Bucket}}: arriving (grey, the fullest bucket {{.ArrivalsMax}}), and failed under each policy (red, on one scale for all, the fullest bucket {{.Max}}); a red band is an incident that failed a turn under some policy{{if .Merged}}; where incidents share a column of the band, it is darker the more there are{{end}}. Hover for details.</p>
 {{if .Rows}}<table class="compare" id="incidents">
 <tr><th>incident</th>{{range $.Reports}}<th>{{.Policy}}: hit, carried, failed, longest recovery</th>{{end}}</tr>
 {{range .Rows}}<tr><td>{{clock .FromMs}} {{.Code}}{{if .Status}} {{.Status}}{{end}} for {{span .LengthMs}} ({{.Source}})</td>{{range .Under}}<td>{{.TurnsHit}} hit, {{.Carried}} carried, <span class="{{if .Failed}}fail{{end}}">{{.Failed}} failed</span>{{if .TurnsHit}}, {{ms .LongestRecoveryMs}} ms{{end}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
+{{end}}</table>{{with .RowsLeft}}<p class="sub">The {{len $.Timeline.Rows}} incidents that failed the most turns are listed; {{.}} more hit a turn (--json lists every one).</p>{{end}}{{end}}
 {{end}}
 {{with (index .Reports 0).Report.Timeline}}{{with .Checks}}<h2>Analytic cross-checks</h2>
 <table class="compare" id="checks">{{range .}}<tr><td>{{.What}}</td><td>{{share .Observed}} ({{.K}} of {{.N}}; 95% CI {{share .Lo}} … {{share .Hi}})</td><td>analytic {{share .Analytic}}</td><td class="{{if .Holds}}pass{{else}}fail{{end}}">{{if .Holds}}within{{else}}OUTSIDE{{end}}</td></tr>{{end}}</table>{{end}}{{end}}

@@ -28,16 +28,35 @@ type TimelineChart struct {
 	// Merged says some band stands for incidents closer than a pixel.
 	Merged bool
 	// Rows are the incidents that hit a turn under some policy, in order
-	// of start, with what each did under each policy.
-	Rows []IncidentRow
+	// of start, with what each did under each policy: at most maxRows,
+	// those that failed the most turns; RowsLeft counts the others.
+	Rows     []IncidentRow
+	RowsLeft int
 }
 
-// Band is an incident on the timeline; Failed says it failed a turn under
-// some policy.
+// Band is an incident on the timeline, or the incidents of a column of
+// it; Failed says one failed a turn under some policy; Opacity grows
+// with the number of incidents a column holds.
 type Band struct {
-	X, W   float64
-	Title  string
-	Failed bool
+	X, W    float64
+	Title   string
+	Failed  bool
+	Opacity float64
+}
+
+// bandColumn is what covers one column of the incidents' band.
+type bandColumn struct {
+	n, failed int
+	from, to  float64 // the first and last start among them
+	title     string  // the first one's
+	key       string  // the last one's
+}
+
+func boolCount(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Lane is one policy's failed turns over the horizon.
@@ -67,6 +86,8 @@ const (
 	timelineW, timelineLeft = 1100.0, 150.0
 	bandH, laneH, laneGap   = 24.0, 40.0, 10.0
 	maxBuckets              = 300
+	bandCol                 = 2.0
+	maxRows                 = 100
 )
 
 // newTimelineChart draws the reports' horizon; nil when they have none.
@@ -100,7 +121,13 @@ func newTimelineChart(reports []Named) *TimelineChart {
 		}
 	}
 	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(rows[a].FromMs, rows[b].FromMs) })
-	merged := 0 // incidents in the last band
+	// The bands: the axis in columns of two pixels, each drawn if some
+	// incident covers it; an incident alone in its columns keeps its own
+	// band and title, columns several share are one band each, darker
+	// the more there are (a month of frequent incidents once drew tens of
+	// thousands of rectangles, and chaining them drew one).
+	cols := make([]bandColumn, int(timelineW/bandCol))
+	col := func(ms float64) int { return min(int((x(ms)-timelineLeft)/bandCol), len(cols)-1) }
 	for _, k := range order {
 		row := rows[k]
 		failed, hit := false, false
@@ -117,20 +144,52 @@ func newTimelineChart(reports []Named) *TimelineChart {
 			continue // past the horizon: in the table, not on its axis
 		}
 		title := fmt.Sprintf("%s %s for %s (%s) — %s", Clock(row.FromMs), codeText(row.Code, row.Status), span(row.ToMs-row.FromMs), row.Source, strings.Join(under, "; "))
-		band := Band{X: x(row.FromMs), W: max(2, x(row.ToMs)-x(row.FromMs)), Title: title, Failed: failed}
-		// Bands closer than a pixel are one: a month of frequent
-		// incidents drew tens of thousands of rectangles.
-		if n := len(c.Bands); n > 0 && band.X <= c.Bands[n-1].X+c.Bands[n-1].W+1 {
-			last := &c.Bands[n-1]
-			merged++
-			last.W = max(last.W, band.X+band.W-last.X)
-			last.Failed = last.Failed || band.Failed
-			last.Title = fmt.Sprintf("%d incidents from %s; hover a narrower horizon for each", merged, strings.Fields(last.Title)[0])
-			c.Merged = true
+		for j := col(row.FromMs); j <= col(row.ToMs); j++ {
+			cc := &cols[j]
+			if cc.n == 0 {
+				cc.from, cc.title = row.FromMs, title
+			}
+			cc.n++
+			cc.failed += boolCount(failed)
+			cc.to = max(cc.to, row.FromMs)
+			cc.key = k
+		}
+	}
+	most := 0
+	for _, cc := range cols {
+		most = max(most, cc.n)
+	}
+	for j, cc := range cols {
+		if cc.n == 0 {
 			continue
 		}
-		merged = 1
+		band := Band{X: timelineLeft + float64(j)*bandCol, W: bandCol, Title: cc.title, Failed: cc.failed > 0, Opacity: 1}
+		if cc.n > 1 {
+			c.Merged = true
+			band.Title = fmt.Sprintf("%d incidents from %s to %s, %d of them failed a turn under some policy", cc.n, Clock(cc.from), Clock(cc.to), cc.failed)
+			band.Opacity = 0.4 + 0.6*float64(cc.n)/float64(most)
+		}
+		// An incident alone in the columns it spans is one band.
+		if n := len(c.Bands); n > 0 && cc.n == 1 && j > 0 && cols[j-1].n == 1 && cols[j-1].key == cc.key {
+			c.Bands[n-1].W += bandCol
+			continue
+		}
 		c.Bands = append(c.Bands, band)
+	}
+	// The table: every incident that hit a turn, up to maxRows, those that
+	// failed the most turns (under all policies together) kept.
+	if len(c.Rows) > maxRows {
+		c.RowsLeft = len(c.Rows) - maxRows
+		failedUnder := func(r IncidentRow) int {
+			n := 0
+			for _, in := range r.Under {
+				n += in.Failed
+			}
+			return n
+		}
+		slices.SortStableFunc(c.Rows, func(a, b IncidentRow) int { return failedUnder(b) - failedUnder(a) })
+		c.Rows = c.Rows[:maxRows]
+		slices.SortStableFunc(c.Rows, func(a, b IncidentRow) int { return cmp.Compare(a.FromMs, b.FromMs) })
 	}
 	// The lanes: failed turns in buckets of per minutes, on one scale.
 	buckets := (minutes + per - 1) / per
