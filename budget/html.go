@@ -291,20 +291,20 @@ func share(v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// Verdict is a bound's outcome for one policy.
-type Verdict struct {
+// verdict is a bound's outcome for one policy.
+type verdict struct {
 	Bound Bound
 	Value float64
 	Holds bool
 }
 
-// Verdicts are every bound's outcome for each policy, in the page's order.
-func (p Page) Verdicts() [][]Verdict {
-	out := make([][]Verdict, len(p.Reports))
+// verdicts are every bound's outcome for each policy, in the page's order.
+func (p Page) verdicts() [][]verdict {
+	out := make([][]verdict, len(p.Reports))
 	for i, n := range p.Reports {
 		for _, b := range p.Bounds {
 			ok, v := b.Holds(n.Report)
-			out[i] = append(out[i], Verdict{Bound: b, Value: v, Holds: ok})
+			out[i] = append(out[i], verdict{Bound: b, Value: v, Holds: ok})
 		}
 	}
 	return out
@@ -350,7 +350,7 @@ func WritePage(w io.Writer, p Page) error {
 	if len(p.Reports) == 0 {
 		return fmt.Errorf("budget page: no report to draw")
 	}
-	data := pageData{Page: p, Scale: exhaustionScale(p.Reports, p.Bounds), Width: chartW, Verdicts: p.Verdicts()}
+	data := pageData{Page: p, Scale: exhaustionScale(p.Reports, p.Bounds), Width: chartW, Verdicts: p.verdicts()}
 	for _, n := range p.Reports {
 		data.Recovery = append(data.Recovery, RecoveryChart(n.Report, p.Bounds...))
 		data.Attempts = append(data.Attempts, AttemptsChart(n.Report))
@@ -380,11 +380,11 @@ type pageData struct {
 	Scale              ExhaustionScale
 	Recovery, Attempts []Chart
 	Width              float64
-	Verdicts           [][]Verdict
+	Verdicts           [][]verdict
 	Pass               []bool
 	Broken             []string
 	Why                []string
-	Params             [][]Param
-	Env                []Param
-	Timeline           *TimelineChart
+	Params             [][]setting
+	Env                []setting
+	Timeline           *timelineChart
 }

@@ -7,69 +7,69 @@ import (
 	"github.com/turnsim/turnsim/loop"
 )
 
-// Param is one named setting, as a reader of the page sees it.
-type Param struct{ Name, Value string }
+// setting is one named setting, as a reader of the page sees it.
+type setting struct{ Name, Value string }
 
 // policyParams are a configuration's settings: the retry policy's, then
 // compaction's and the listener order when it installs compaction, then
 // plugged-in listeners.
-func policyParams(c Config) []Param {
+func policyParams(c Config) []setting {
 	p := c.Policy
-	var out []Param
+	var out []setting
 	switch {
 	case p == nil && c.Compaction == nil && len(c.Listeners) == 0:
 		return nil
 	case p == nil:
-		out = append(out, Param{"retry policy", "none"})
+		out = append(out, setting{"retry policy", "none"})
 	case p.Mode == loop.ModeAlways:
-		out = append(out, Param{"mode", "always (retries until a success)"}, Param{"retryable codes", "every code"})
+		out = append(out, setting{"mode", "always (retries until a success)"}, setting{"retryable codes", "every code"})
 	default:
-		out = append(out, Param{"mode", "normal"}, Param{"max retries", fmt.Sprint(p.MaxRetries)},
-			Param{"retryable codes", strings.Join(p.RetryableCodes, ", ")})
+		out = append(out, setting{"mode", "normal"}, setting{"max retries", fmt.Sprint(p.MaxRetries)},
+			setting{"retryable codes", strings.Join(p.RetryableCodes, ", ")})
 	}
 	if p != nil {
-		out = append(out, Param{"backoff", fmt.Sprintf("%s ms doubling, capped at %s ms, jitter ±%s", round(p.InitialDelayMs), round(p.MaxDelayMs), round(p.JitterRatio))})
+		out = append(out, setting{"backoff", fmt.Sprintf("%s ms doubling, capped at %s ms, jitter ±%s", round(p.InitialDelayMs), round(p.MaxDelayMs), round(p.JitterRatio))})
 		if lo, hi, ok := RecoveryBounds(p); ok {
-			out = append(out, Param{"waits of an exhausted step", fmt.Sprintf("%s … %s ms", round(lo), round(hi))})
+			out = append(out, setting{"waits of an exhausted step", fmt.Sprintf("%s … %s ms", round(lo), round(hi))})
 		}
 	}
 	if c.Compaction != nil {
-		out = append(out, Param{"compaction", fmt.Sprintf("%d overflow recoveries", c.Compaction.MaxOverflowRetries)},
-			Param{"listener order", strings.Join(c.order(), " → ")})
+		out = append(out, setting{"compaction", fmt.Sprintf("%d overflow recoveries", c.Compaction.MaxOverflowRetries)},
+			setting{"listener order", strings.Join(c.order(), " → ")})
 	}
 	for _, l := range c.Listeners {
-		out = append(out, Param{"listener", l.Name})
+		out = append(out, setting{"listener", l.Name})
 	}
 	return out
 }
 
 // envParams are an environment's settings, one line for each failure,
 // burst state, outage, incident kind, and the horizon's shape.
-func envParams(e *Environment) []Param {
+func envParams(e *Environment) []setting {
 	if e == nil {
 		return nil
 	}
-	var out []Param
+	var out []setting
 	if e.Timed() {
-		out = append(out, Param{"horizon", span(e.HorizonMs) + " of virtual time"})
+		out = append(out, setting{"horizon", span(e.HorizonMs) + " of virtual time"})
 		a := e.Arrivals
 		if len(a.Schedule) == 0 {
-			out = append(out, Param{"turns arrive", fmt.Sprintf("%s a minute (Poisson)", round(a.PerMinute))})
+			out = append(out, setting{"turns arrive", fmt.Sprintf("%s a minute (Poisson)", round(a.PerMinute))})
 		}
 		for _, r := range a.Schedule {
-			out = append(out, Param{"turns arrive", fmt.Sprintf("from %s: %s a minute (Poisson)", Clock(r.FromMs), round(r.PerMinute))})
+			out = append(out, setting{"turns arrive", fmt.Sprintf("from %s: %s a minute (Poisson)", Clock(r.FromMs), round(r.PerMinute))})
 		}
 		if a.RepeatEveryMs > 0 {
-			out = append(out, Param{"schedule", "repeats every " + span(a.RepeatEveryMs)})
+			out = append(out, setting{"schedule", "repeats every " + span(a.RepeatEveryMs)})
 		}
 	}
 	for _, f := range e.Failures {
-		out = append(out, Param{"independent failure", failureText(f)})
+		out = append(out, setting{"independent failure", failureText(f)})
 	}
 	if b := e.Bursts; b != nil {
-		out = append(out, Param{"bursts", fmt.Sprintf("good → bad %s, bad → good %s a request", share(b.PGoodToBad), share(b.PBadToGood))})
+		out = append(out, setting{"bursts", fmt.Sprintf("good → bad %s, bad → good %s a request", share(b.PGoodToBad), share(b.PBadToGood))})
 		for _, f := range b.Failures {
-			out = append(out, Param{"in a burst", failureText(f)})
+			out = append(out, setting{"in a burst", failureText(f)})
 		}
 	}
 	for _, o := range e.Outages {
@@ -81,23 +81,23 @@ func envParams(e *Environment) []Param {
 		if o.RetryAfterMs != nil {
 			text += ", Retry-After " + distText(o.RetryAfterMs, "ms")
 		}
-		out = append(out, Param{"outage", text})
+		out = append(out, setting{"outage", text})
 	}
 	for _, k := range e.Incidents {
 		text := fmt.Sprintf("%s, %s an hour, lasting %s", codeText(k.Code, k.Status), round(k.PerHour), distText(k.ForMs, "ms"))
 		if k.RetryAfterMs != nil {
 			text += ", Retry-After " + distText(k.RetryAfterMs, "ms")
 		}
-		out = append(out, Param{"incidents", text})
+		out = append(out, setting{"incidents", text})
 	}
 	if e.LatencyMs != nil {
-		out = append(out, Param{"latency", distText(e.LatencyMs, "ms")})
+		out = append(out, setting{"latency", distText(e.LatencyMs, "ms")})
 	}
 	if w := e.Workload; w != nil {
-		out = append(out, Param{"workload", fmt.Sprintf("%d tool steps of %d characters, context window %d tokens", w.ToolSteps, w.ResultChars, w.ContextWindow)})
+		out = append(out, setting{"workload", fmt.Sprintf("%d tool steps of %d characters, context window %d tokens", w.ToolSteps, w.ResultChars, w.ContextWindow)})
 	}
 	if len(out) == 0 {
-		out = append(out, Param{"failures", "none: no request fails"})
+		out = append(out, setting{"failures", "none: no request fails"})
 	}
 	return out
 }

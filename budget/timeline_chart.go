@@ -9,13 +9,13 @@ import (
 	"strings"
 )
 
-// TimelineChart is a horizon drawn for every policy at once: the incidents
+// timelineChart is a horizon drawn for every policy at once: the incidents
 // as bands over virtual time, and under them a lane per policy of the
 // turns that failed, counted in buckets of a few minutes.
-type TimelineChart struct {
+type timelineChart struct {
 	Width, Height float64
-	Bands         []Band
-	Lanes         []Lane
+	Bands         []timelineBand
+	Lanes         []timelineLane
 	// Bucket is the bars' width in virtual time ("5 min"); Max the
 	// largest bucket's count over all lanes (one scale for all).
 	Bucket string
@@ -23,21 +23,21 @@ type TimelineChart struct {
 	Axis   []AxisTick
 	// Arrivals is the lane of turns arriving (the same for every
 	// policy), on its own scale up to ArrivalsMax.
-	Arrivals    *Lane
+	Arrivals    *timelineLane
 	ArrivalsMax int
 	// Merged says some band stands for incidents closer than a pixel.
 	Merged bool
 	// Rows are the incidents that hit a turn under some policy, in order
 	// of start, with what each did under each policy: at most maxRows,
 	// those that failed the most turns; RowsLeft counts the others.
-	Rows     []IncidentRow
+	Rows     []incidentRow
 	RowsLeft int
 }
 
-// Band is an incident on the timeline, or the incidents of a column of
+// timelineBand is an incident on the timeline, or the incidents of a column of
 // it; Failed says one failed a turn under some policy; Opacity grows
 // with the number of incidents a column holds.
-type Band struct {
+type timelineBand struct {
 	X, W    float64
 	Title   string
 	Failed  bool
@@ -59,8 +59,8 @@ func boolCount(b bool) int {
 	return 0
 }
 
-// Lane is one policy's failed turns over the horizon.
-type Lane struct {
+// timelineLane is one policy's failed turns over the horizon.
+type timelineLane struct {
 	// Short is the policy's name as a lane's label has room for: a file's
 	// name without its folder and extension.
 	Policy, Short string
@@ -76,8 +76,8 @@ type AxisTick struct {
 	Anchor string
 }
 
-// IncidentRow is one incident and its effect under each policy.
-type IncidentRow struct {
+// incidentRow is one incident and its effect under each policy.
+type incidentRow struct {
 	Incident
 	Under []IncidentReport // one per policy, in the page's order
 }
@@ -91,19 +91,19 @@ const (
 )
 
 // newTimelineChart draws the reports' horizon; nil when they have none.
-func newTimelineChart(reports []Named) *TimelineChart {
+func newTimelineChart(reports []Named) *timelineChart {
 	if len(reports) == 0 || reports[0].Report.Timeline == nil {
 		return nil
 	}
 	horizon := reports[0].Report.Timeline.HorizonMs
 	minutes := int(math.Ceil(horizon / 60e3))
 	per := max(1, (minutes+maxBuckets-1)/maxBuckets) // minutes a bar
-	c := &TimelineChart{Width: timelineLeft + timelineW + 30, Bucket: span(float64(per) * 60e3)}
+	c := &timelineChart{Width: timelineLeft + timelineW + 30, Bucket: span(float64(per) * 60e3)}
 	x := func(ms float64) float64 { return timelineLeft + timelineW*min(max(ms, 0), horizon)/horizon }
 	// The incidents, matched across policies by source and start: each
 	// report keeps those of its own turns past the horizon's end.
 	key := func(in Incident) string { return fmt.Sprintf("%s@%v", in.Source, in.FromMs) }
-	rows := map[string]*IncidentRow{}
+	rows := map[string]*incidentRow{}
 	var order []string
 	for i, n := range reports {
 		if n.Report.Timeline == nil {
@@ -113,7 +113,7 @@ func newTimelineChart(reports []Named) *TimelineChart {
 			k := key(in.Incident)
 			row := rows[k]
 			if row == nil {
-				row = &IncidentRow{Incident: in.Incident, Under: make([]IncidentReport, len(reports))}
+				row = &incidentRow{Incident: in.Incident, Under: make([]IncidentReport, len(reports))}
 				rows[k] = row
 				order = append(order, k)
 			}
@@ -163,7 +163,7 @@ func newTimelineChart(reports []Named) *TimelineChart {
 		if cc.n == 0 {
 			continue
 		}
-		band := Band{X: timelineLeft + float64(j)*bandCol, W: bandCol, Title: cc.title, Failed: cc.failed > 0, Opacity: 1}
+		band := timelineBand{X: timelineLeft + float64(j)*bandCol, W: bandCol, Title: cc.title, Failed: cc.failed > 0, Opacity: 1}
 		if cc.n > 1 {
 			c.Merged = true
 			band.Title = fmt.Sprintf("%d incidents from %s to %s, %d of them failed a turn under some policy", cc.n, Clock(cc.from), Clock(cc.to), cc.failed)
@@ -180,16 +180,16 @@ func newTimelineChart(reports []Named) *TimelineChart {
 	// failed the most turns (under all policies together) kept.
 	if len(c.Rows) > maxRows {
 		c.RowsLeft = len(c.Rows) - maxRows
-		failedUnder := func(r IncidentRow) int {
+		failedUnder := func(r incidentRow) int {
 			n := 0
 			for _, in := range r.Under {
 				n += in.Failed
 			}
 			return n
 		}
-		slices.SortStableFunc(c.Rows, func(a, b IncidentRow) int { return failedUnder(b) - failedUnder(a) })
+		slices.SortStableFunc(c.Rows, func(a, b incidentRow) int { return failedUnder(b) - failedUnder(a) })
 		c.Rows = c.Rows[:maxRows]
-		slices.SortStableFunc(c.Rows, func(a, b IncidentRow) int { return cmp.Compare(a.FromMs, b.FromMs) })
+		slices.SortStableFunc(c.Rows, func(a, b incidentRow) int { return cmp.Compare(a.FromMs, b.FromMs) })
 	}
 	// The lanes: failed turns in buckets of per minutes, on one scale.
 	buckets := (minutes + per - 1) / per
@@ -215,7 +215,7 @@ func newTimelineChart(reports []Named) *TimelineChart {
 		for _, n := range arrived {
 			c.ArrivalsMax = max(c.ArrivalsMax, n)
 		}
-		lane := &Lane{Policy: "turns arriving", Y: y}
+		lane := &timelineLane{Policy: "turns arriving", Y: y}
 		for b, n := range arrived {
 			if n == 0 {
 				continue
@@ -228,7 +228,7 @@ func newTimelineChart(reports []Named) *TimelineChart {
 		y += laneH + laneGap
 	}
 	for i, n := range reports {
-		lane := Lane{Policy: n.Policy, Short: shortName(n.Policy), Y: y}
+		lane := timelineLane{Policy: n.Policy, Short: shortName(n.Policy), Y: y}
 		for b, f := range counts[i] {
 			if f == 0 {
 				continue
