@@ -3,10 +3,12 @@ package budget
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/turnsim/turnsim/internal/atomicfile"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -16,23 +18,36 @@ type TB interface {
 	Errorf(format string, args ...any)
 }
 
+// failuresShown is how many violating turns Check reports one by one.
+const failuresShown = 5
+
 // Check runs turns seed … seed+runs-1 under the configuration (under a
 // timed environment, the turns that arrive over its horizon, drawn from
-// seed; runs is not read), from a policy author's test: it fails tb once
-// for each turn the oracle failed (naming the seed, the invariant and how
-// to get the turn's log) and once for each bound ("exhaustion<0.001", as
-// simrun budget's --assert) the report breaks, and returns the report for
-// further assertions.
+// seed; runs is not read), from a policy author's test: it fails tb for
+// each of the first few turns the oracle failed (naming the turn, its
+// invariants and how to replay it), with a count of the rest, and once for
+// each bound ("exhaustion<0.001", as simrun budget's --assert) the report
+// breaks, naming turns to replay; it returns the report for further
+// assertions.
 func (c Config) Check(tb TB, seed uint64, runs int, bounds ...string) Report {
 	tb.Helper()
 	r := c.Run(seed, runs)
-	for _, t := range r.Violations {
-		v := faults.Principal(t.Violations)
-		replay := fmt.Sprintf("cfg.Trace(%#x, \"turn.jsonl\")", t.Seed)
-		if c.Env.Timed() {
-			replay = fmt.Sprintf("cfg.TraceTurn(%#x, %d, \"turn.jsonl\")", seed, t.Index)
+	for i, t := range r.Violations {
+		if i == failuresShown {
+			tb.Errorf("and %d more turns the oracle failed, of %d", len(r.Violations)-failuresShown, r.Turns)
+			break
 		}
-		tb.Errorf("turn seed %#x: %s: %s\n\treplay it: %s, then simrun check --view turn.jsonl", t.Seed, v.Invariant, v.Message, replay)
+		v := faults.Principal(t.Violations)
+		more := ""
+		if n := len(t.Violations); n > 1 {
+			more = fmt.Sprintf(" (and %d more: %s)", n-1, strings.Join(others(t.Violations, v), ", "))
+		}
+		name := fmt.Sprintf("turn seed %#x", t.Seed)
+		if c.Env.Timed() {
+			name = fmt.Sprintf("turn %d (seed %#x)", t.Index, t.Seed)
+		}
+		tb.Errorf("%s: %s: %s%s\n\treplay it: cfg.TraceTurn(%#x, %d, \"turn.jsonl\") returns its violations, the run's facts included (a listener's count of retries, which no log shows), and writes its log for simrun check --view",
+			name, v.Invariant, v.Message, more, seed, t.Index)
 	}
 	for _, text := range bounds {
 		b, err := ParseBound(text)
@@ -41,10 +56,36 @@ func (c Config) Check(tb TB, seed uint64, runs int, bounds ...string) Report {
 			continue
 		}
 		if ok, v := b.Holds(r); !ok {
-			tb.Errorf("bound %s fails: %s = %.6g over %d turns from seed %#x", b.Text, b.Figure, v, r.Turns, seed)
+			failed := ""
+			if len(r.FailedTurns) > 0 {
+				failed = fmt.Sprintf("; turns that did not complete include %s (cfg.TraceTurn(%#x, N, \"turn.jsonl\") writes turn N's log)", joinInts(r.FailedTurns), seed)
+			}
+			tb.Errorf("bound %s fails: %s = %.6g over %d turns from seed %#x%s", b.Text, b.Figure, v, r.Turns, seed, failed)
 		}
 	}
 	return r
+}
+
+// others are a turn's invariants besides the principal one's violation.
+func others(vs []oracle.Violation, principal oracle.Violation) []string {
+	var out []string
+	skipped := false
+	for _, v := range vs {
+		if !skipped && v.Invariant == principal.Invariant && v.Message == principal.Message {
+			skipped = true
+			continue
+		}
+		out = append(out, string(v.Invariant))
+	}
+	return out
+}
+
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Trace runs turn seed again and writes its v1 session log to path, for
@@ -62,21 +103,27 @@ func (c Config) Trace(seed uint64, path string) error {
 	return atomicfile.Write(path, faults.LogBytes(sim.RunWith(s, opts)))
 }
 
-// TraceTurn writes the v1 session log of turn index of the run from seed
-// first (Turn.Index): turn first+index of a per-turn environment, or the
-// index-th arrival of first's horizon, among the incidents it met there,
-// its times those of the horizon (which starts at sim.Epoch).
-func (c Config) TraceTurn(first uint64, index int, path string) error {
+// TraceTurn runs turn index of the run from seed first (Turn.Index) again
+// — turn first+index of a per-turn environment, or the index-th arrival
+// of first's horizon, among the incidents it met there — writes its v1
+// session log to path, its times those of the horizon (which starts at
+// sim.Epoch), and returns its violations as the run judged them: a
+// listener's misbehaviour that only the run's facts show (its count of
+// retries) is among them, though the log alone reads clean.
+func (c Config) TraceTurn(first uint64, index int, path string) ([]oracle.Violation, error) {
 	if !c.Env.Timed() {
-		return c.Trace(first+uint64(index), path)
+		if index < 0 {
+			return nil, fmt.Errorf("turn %d: turns are numbered from 0", index)
+		}
+		res, vs := faults.Check(c.world(first+uint64(index), c.turnOutages(first+uint64(index))))
+		return vs, atomicfile.Write(path, faults.LogBytes(res))
 	}
 	tl := newTimeline(c.Env, first)
 	if index < 0 || index >= len(tl.arrivals) {
-		return fmt.Errorf("turn %d: the horizon from seed %#x has %d turns", index, first, len(tl.arrivals))
+		return nil, fmt.Errorf("turn %d: the horizon from seed %#x has %d turns", index, first, len(tl.arrivals))
 	}
 	at := tl.arrivals[index]
-	s, opts := c.timedWorld(tl, at, first+uint64(index))
-	res := sim.RunWith(s, opts)
+	res, vs := faults.Check(c.timedWorld(tl, at, first+uint64(index)))
 	// The turn's world starts at 0 ms; its log is placed where the turn
 	// ran, so that its times read as the report's (16:58:21 of the
 	// horizon's day). No payload holds a time, and whole milliseconds
@@ -86,5 +133,5 @@ func (c Config) TraceTurn(first uint64, index int, path string) error {
 	for i := range res.Events {
 		res.Events[i].Time += shift
 	}
-	return atomicfile.Write(path, faults.LogBytes(res))
+	return vs, atomicfile.Write(path, faults.LogBytes(res))
 }

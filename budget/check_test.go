@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/loop/session"
@@ -37,10 +39,10 @@ func TestCheckReportsAnAuthorsBug(t *testing.T) {
 	if len(r.Violations) != 3 || len(tb.errors) != 4 {
 		t.Fatalf("%d violations, errors:\n%s", len(r.Violations), strings.Join(tb.errors, "\n"))
 	}
-	if !strings.HasPrefix(tb.errors[0], "turn seed 0x1: turn-terminates: ") || !strings.Contains(tb.errors[0], `cfg.Trace(0x1, "turn.jsonl")`) {
+	if !strings.HasPrefix(tb.errors[0], "turn seed 0x1: turn-terminates: ") || !strings.Contains(tb.errors[0], `cfg.TraceTurn(0x1, 0, "turn.jsonl") returns its violations`) {
 		t.Errorf("first error: %s", tb.errors[0])
 	}
-	if tb.errors[3] != "bound violations<1 fails: violations = 3 over 3 turns from seed 0x1" {
+	if tb.errors[3] != `bound violations<1 fails: violations = 3 over 3 turns from seed 0x1; turns that did not complete include 0, 1, 2 (cfg.TraceTurn(0x1, N, "turn.jsonl") writes turn N's log)` {
 		t.Errorf("bound error: %s", tb.errors[3])
 	}
 	path := filepath.Join(t.TempDir(), "turn.jsonl")
@@ -106,20 +108,27 @@ func TestCheckNamesATimedTurn(t *testing.T) {
 	always := sim.Listener{Name: "retry-everything", Place: sim.Outermost, MaxRetries: sim.Unbounded, New: func(sim.Env) loop.RequestErrorListener {
 		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) { return loop.Retry, nil }
 	}}
-	env := &Environment{HorizonMs: 600e3, Arrivals: &Arrivals{PerMinute: 2}, Outages: []Outage{{FromMs: 300e3, ForMs: 60e3, Code: "SERVER"}}}
+	env := &Environment{HorizonMs: 600e3, Arrivals: &Arrivals{PerMinute: 2}, Outages: []Outage{{FromMs: 300e3, ForMs: 240e3, Code: "SERVER"}}}
 	cfg := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{always}}
 	var tb recordingTB
 	r := cfg.Check(&tb, 1, 0)
-	if len(r.Violations) == 0 || len(r.Violations) == r.Turns || len(tb.errors) != len(r.Violations) {
+	// The first five violating turns one by one, then a count.
+	if len(r.Violations) <= failuresShown || len(r.Violations) == r.Turns || len(tb.errors) != failuresShown+1 ||
+		tb.errors[failuresShown] != fmt.Sprintf("and %d more turns the oracle failed, of %d", len(r.Violations)-failuresShown, r.Turns) {
 		t.Fatalf("%d violations of %d turns, errors:\n%s", len(r.Violations), r.Turns, strings.Join(tb.errors, "\n"))
 	}
 	first := r.Violations[0]
-	if want := fmt.Sprintf("replay it: cfg.TraceTurn(0x1, %d, \"turn.jsonl\")", first.Index); !strings.Contains(tb.errors[0], want) {
-		t.Errorf("error %q, want %q", tb.errors[0], want)
+	if want := fmt.Sprintf("turn %d (seed %#x): ", first.Index, first.Seed); !strings.HasPrefix(tb.errors[0], want) || !strings.Contains(tb.errors[0], fmt.Sprintf("replay it: cfg.TraceTurn(0x1, %d, \"turn.jsonl\")", first.Index)) {
+		t.Errorf("error %q, want it to begin %q and name TraceTurn", tb.errors[0], want)
 	}
 	path := filepath.Join(t.TempDir(), "turn.jsonl")
-	if err := cfg.TraceTurn(1, first.Index, path); err != nil {
+	vs, err := cfg.TraceTurn(1, first.Index, path)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The replay gives the run's verdict again.
+	if diff := cmp.Diff(first.Violations, vs); diff != "" {
+		t.Errorf("TraceTurn's violations differ from the run's (-run +replay):\n%s", diff)
 	}
 	raw, _ := os.ReadFile(path)
 	if !strings.Contains(string(raw), `"code":"SERVER"`) {

@@ -347,7 +347,13 @@ type Report struct {
 	// per-turn environment); its design effect widens the exhaustion
 	// interval above.
 	Timeline *TimelineReport
+	// FailedTurns are the first few turns (Turn.Index) that did not
+	// complete, for TraceTurn.
+	FailedTurns []int
 }
+
+// failedTurnsNamed is how many failed turns a report names.
+const failedTurnsNamed = 10
 
 // Run runs turns seed … seed+runs-1 and reports.
 func Run(p *loop.RetryPolicy, env *Environment, seed uint64, runs int) Report {
@@ -415,6 +421,9 @@ func (a *tally) add(t Turn) {
 	}
 	if t.Why != "" {
 		r.Failures = countFailure(r.Failures, t.Code, t.Why)
+	}
+	if t.End != session.EndCompleted && len(r.FailedTurns) < failedTurnsNamed {
+		r.FailedTurns = append(r.FailedTurns, t.Index)
 	}
 }
 

@@ -80,6 +80,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&outages, "outage", "add an outage [CODE[/STATUS]@]FROM+FOR in ms (default SERVER/503), e.g. 0+20000 (repeatable)")
 	runs := fs.Int("runs", 10000, "turns per policy (not with a horizon: its turns are those that arrive)")
 	workers := fs.Int("j", runtime.GOMAXPROCS(0), "policies run at once (the report is the same for any -j)")
+	listenerNames := fs.String("listeners", "", "the listeners of this simrun's main measured beside llm-retry, comma-separated (default: all it registered)")
 	seed := fs.String("seed", "1", "the first turn's seed; turn i uses seed+i under every policy (with a horizon, also the seed its arrivals and incidents are drawn from)")
 	asJSON := fs.Bool("json", false, "print one JSON report per policy")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML page of the reports here")
@@ -147,6 +148,16 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		checks = append(checks, c)
 	}
+	// A main's own listeners: a reproduction line names them, so that a
+	// simrun without them refuses it rather than measuring another turn.
+	mine, err := (&seedFlags{listeners: *listenerNames}).plugged()
+	if err != nil {
+		return fail("%v", err)
+	}
+	var mineNames []string
+	for _, l := range mine {
+		mineNames = append(mineNames, l.Name)
+	}
 	var resolved []budget.Config
 	for _, name := range policies {
 		c, err := budget.LoadPolicy(name)
@@ -154,7 +165,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 		c.Env = env
-		c.Listeners = plugged // a main's own listeners, beside llm-retry
+		c.Listeners = mine // a main's own listeners, beside llm-retry
 		for _, code := range budget.UnheardCodes(c.Policy, env) {
 			fmt.Fprintf(stderr, "simrun budget: warning: %s: retryableCodes lists %s, which no provider sends and no failure of the environment has (its codes: %s): its retries are never measured — a typo?\n",
 				name, strictjson.Printable(strconv.Quote(code)), strings.Join(env.Codes(), ", "))
@@ -169,10 +180,20 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			// The report is the whole horizon's: a trace is one turn of it.
 			return fail("--trace --turn writes one turn's log and no report: run without --json, --html and --assert")
 		case env.Timed():
-			if err := resolved[0].TraceTurn(first, *turn, *trace); err != nil {
+			vs, err := resolved[0].TraceTurn(first, *turn, *trace)
+			if err != nil {
 				return fail("--trace: %v", err)
 			}
 			fmt.Fprintf(stdout, "turn %d of the horizon from seed %#x: its log is in %s (simrun check --view %s)\n", *turn, first, *trace, *trace)
+			// The run's own verdict: a listener's count of retries is a
+			// fact of the run that the log alone does not show.
+			for _, v := range vs {
+				fmt.Fprintf(stdout, "  %s: %s\n", v.Invariant, v.Message)
+			}
+			if len(vs) > 0 {
+				return exitViolation
+			}
+			fmt.Fprintf(stdout, "  no violation\n")
 			return exitClean
 		case *turn >= 0:
 			return fail("--turn numbers the turns of a horizon; without one, --seed S --runs 1 is turn S")
@@ -244,6 +265,9 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 				}
 				for _, o := range outages {
 					line += " --outage " + o
+				}
+				if len(mineNames) > 0 {
+					line += " --listeners " + strings.Join(mineNames, ",")
 				}
 				if env.Timed() {
 					return line + fmt.Sprintf(" --seed %#x --turn %d --trace turn.jsonl && simrun check --view turn.jsonl", first, t.Index)
@@ -338,7 +362,17 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budge
 	tw.Flush()
 	for _, t := range r.Violations {
 		v := faults.Principal(t.Violations)
-		fmt.Fprintf(w, "  seed %#x: %s: %s\n    reproduce: %s\n", t.Seed, v.Invariant, v.Message, reproduce(t))
+		name := fmt.Sprintf("seed %#x", t.Seed)
+		if r.Timeline != nil {
+			name = fmt.Sprintf("turn %d (seed %#x)", t.Index, t.Seed)
+		}
+		fmt.Fprintf(w, "  %s: %s: %s\n", name, v.Invariant, v.Message)
+		for _, other := range t.Violations {
+			if other.Invariant != v.Invariant || other.Message != v.Message {
+				fmt.Fprintf(w, "    and %s: %s\n", other.Invariant, other.Message)
+			}
+		}
+		fmt.Fprintf(w, "    reproduce: %s\n", reproduce(t))
 	}
 }
 
@@ -397,6 +431,7 @@ func budgetJSON(name string, r budget.Report) map[string]any {
 		"interrupted": r.Interrupted}
 	if r.Timeline != nil { // a per-turn environment's report is as it was
 		out["timeline"] = r.Timeline
+		out["failedTurns"] = append([]int{}, r.FailedTurns...)
 	}
 	return out
 }

@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/sim"
 )
 
 // TestBudgetComparesPolicies: two policies on the same seeds; the one
@@ -253,5 +257,40 @@ func TestBudgetHorizonJSONLists(t *testing.T) {
 	status, out, errOut := simrun("budget", "--policy", "default", "--env", env, "--json")
 	if status != exitClean || !strings.Contains(out, `"incidents":[]`) || !strings.Contains(out, `"checks":[]`) || strings.Contains(out, "null") {
 		t.Errorf("status %d: %s%s", status, out, errOut)
+	}
+}
+
+// TestBudgetWithAListenerOfOnesOwn: in a main with a listener registered,
+// a violating turn's reproduction line names the listener (a simrun
+// without it refuses the line rather than measuring another turn), and
+// --trace --turn prints the run's verdict, which a listener's count of
+// retries makes and its log alone does not show.
+func TestBudgetWithAListenerOfOnesOwn(t *testing.T) {
+	eager := sim.Listener{Name: "eager", Place: sim.Outermost, MaxRetries: 1, New: func(sim.Env) loop.RequestErrorListener {
+		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
+			if ev.Failure.Code == "RATE_LIMIT" {
+				return loop.Retry, nil // at once, and past its budget of one
+			}
+			return next()
+		}
+	}}
+	plugged = []sim.Listener{eager}
+	t.Cleanup(func() { plugged = nil })
+	t.Chdir(t.TempDir()) // the reproduction line writes turn.jsonl where it runs
+	env := "storm.json"
+	os.WriteFile(env, []byte(`{"horizonMs":1200000,"arrivals":{"perMinute":2},"failures":[{"code":"RATE_LIMIT","status":429,"p":0.5}]}`), 0o644)
+	status, out, errOut := simrun("budget", "--policy", "default", "--env", env)
+	line := regexp.MustCompile(`reproduce: (simrun budget [^&]*) &&`).FindStringSubmatch(out)
+	if status != exitViolation || line == nil || !strings.Contains(line[1], " --listeners eager ") {
+		t.Fatalf("status %d, no reproduction naming the listener:\n%s%s", status, out, errOut)
+	}
+	args := strings.Fields(strings.TrimPrefix(line[1], "simrun "))
+	status, out, errOut = simrun(args...)
+	if status != exitViolation || !strings.Contains(out, "attempts-within-policy: eager answered retry") {
+		t.Errorf("the reproduction line: status %d\n%s%s", status, out, errOut)
+	}
+	plugged = nil
+	if status, _, errOut := simrun(args...); status != exitUsage || !strings.Contains(errOut, `--listeners: "eager" is not registered in this simrun`) {
+		t.Errorf("the line in a simrun without the listener: status %d, %q", status, errOut)
 	}
 }
