@@ -120,7 +120,7 @@ func (c Config) TraceTurn(first uint64, index int, path string) ([]oracle.Violat
 	}
 	tl := newTimeline(c.Env, first)
 	if index < 0 || index >= len(tl.arrivals) {
-		return nil, fmt.Errorf("turn %d: the horizon from seed %#x has %d turns", index, first, len(tl.arrivals))
+		return nil, fmt.Errorf("turn %d: the horizon from seed %#x has %d turns, numbered 0 … %d", index, first, len(tl.arrivals), len(tl.arrivals)-1)
 	}
 	at := tl.arrivals[index]
 	res, vs := faults.Check(c.timedWorld(tl, at, first+uint64(index)))

@@ -243,7 +243,7 @@ func ParseFailFlag(s string) (Failure, error) {
 	}
 	v, err := strconv.ParseFloat(p, 64)
 	if err != nil {
-		return Failure{}, fmt.Errorf("%q: probability %q is not a number", s, p)
+		return Failure{}, fmt.Errorf("%q: probability %q is not a number (a share in [0,1]: 8%% is 0.08)", s, p)
 	}
 	f.P = v
 	switch {

@@ -67,11 +67,13 @@ type Chart struct {
 	Marks []Mark
 	// Beyond notes bounds past the axis's end.
 	Beyond []string
+	// Labelled draws each bar's label under it (instead of the ends').
+	Labelled bool
 }
 
 // chartTop is the room above the bars for marks' labels; chartLeft for
 // the count axis' labels.
-const chartW, chartH, chartPad, chartTop, chartLeft = 360.0, 150.0, 24.0, 52.0, 34.0
+const chartW, chartH, chartPad, chartTop, chartLeft = 360.0, 150.0, 24.0, 52.0, 46.0
 
 // logHeight is a count's bar height on the log scale up to top.
 func logHeight(n, top int) float64 {
@@ -197,6 +199,7 @@ func AttemptsChart(r Report) Chart {
 	if len(labels) > 0 {
 		c.From, c.To = labels[0], labels[len(labels)-1]
 	}
+	c.Labelled = len(labels) <= 16 // a label under each bar, while they fit
 	return c
 }
 

@@ -20,6 +20,9 @@ var page = template.Must(template.New("budget").Funcs(template.FuncMap{
 	"span":  span,
 	"sqrt":  func(v float64) string { return fmt.Sprintf("%.3g", math.Sqrt(v)) },
 	"add":   func(a, b float64) float64 { return a + b },
+	"half":  func(a float64) float64 { return a / 2 },
+	"left":  func() float64 { return chartLeft },
+	"right": func() float64 { return chartLeft + chartW },
 	"label": func(m Mark) float64 { return 10 + float64(m.Row)*12 },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>turnsim budget</title>
@@ -61,7 +64,7 @@ svg text.boundlabel{fill:#b3261e}
 <tr><td>aborted</td>{{range .Reports}}<td>{{.Report.Aborted}}</td>{{end}}</tr>
 <tr><td>exhaustion (95% CI)</td>{{range .Reports}}<td>{{share .Report.Exhaustion}} ({{share .Report.ExhaustionLo}} … {{share .Report.ExhaustionHi}}){{with .Report.Timeline}}{{if ge .DesignEffect 1.01}}<br><small>widened {{sqrt .DesignEffect}}× for turns an incident failed together</small>{{end}}{{end}}</td>{{end}}</tr>
 <tr><td>why turns failed</td>{{range .Reports}}<td>{{range .Report.Failures}}{{.Turns}} × {{or .Code "-"}}: {{.Why}}<br>{{else}}none failed{{end}}</td>{{end}}</tr>
-<tr><td>recovery p50 / p90 / p99 / max</td>{{range .Reports}}<td>{{ms .Report.RecoveryP50}} / {{ms .Report.RecoveryP90}} / {{ms .Report.RecoveryP99}} / {{ms .Report.RecoveryMax}} ms</td>{{end}}</tr>
+<tr><td>recovery p50 / p90 / p99 / max</td>{{range .Reports}}<td>{{ms .Report.RecoveryP50}} / {{ms .Report.RecoveryP90}} / {{ms .Report.RecoveryP99}} / {{ms .Report.RecoveryMax}} ms<br><small>over the {{.Report.MetFailure}} turns that met a failure</small></td>{{end}}</tr>
 <tr><td>extra requests</td>{{range .Reports}}<td>{{extra .Report.Amplification}} ({{printf "%.3g" .Report.Amplification}} × the fault-free world's)</td>{{end}}</tr>
 <tr><td>oracle violations</td>{{range .Reports}}<td>{{len .Report.Violations}}</td>{{end}}</tr>
 </table>
@@ -94,7 +97,7 @@ svg text.boundlabel{fill:#b3261e}
 {{range $i, $n := .Reports}}<section class="col policy" id="policy-{{$i}}">
 <h3>{{$n.Policy}}</h3>
 <figure><figcaption>exhaustion and its 95% interval, on one {{if $.Scale.Log}}log {{end}}axis for all policies{{if $.Scale.Bounds}}, bounds dashed{{end}}</figcaption>
-<svg class="exhaustion" width="{{add $.Width 30}}" height="50" role="img" aria-label="exhaustion and its interval">
+<svg class="exhaustion" viewBox="0 0 {{add $.Width 30}} 50" width="100%" style="max-width:{{add $.Width 30}}px" role="img" aria-label="exhaustion and its interval">
 <g transform="translate(10,0)">{{range $.Scale.Bounds}}<line class="bound" x1="{{.X}}" x2="{{.X}}" y1="12" y2="34"/><text class="boundlabel" x="{{.X}}" y="10" text-anchor="middle">{{.Label}}</text>{{end}}
 <line class="ci" x1="{{index $.Scale.Lo $i}}" x2="{{index $.Scale.Hi $i}}" y1="24" y2="24"/>
 <circle class="dot" cx="{{index $.Scale.Dot $i}}" cy="24" r="4"/>
@@ -106,10 +109,11 @@ svg text.boundlabel{fill:#b3261e}
 {{end}}</div>
 </body></html>
 {{define "chart"}}<figure><figcaption>{{.Title}}</figcaption>
-<svg width="{{.Width}}" height="{{.Height}}" role="img" aria-label="{{.Title}}">
-{{range .Ticks}}<line class="grid" x1="34" x2="394" y1="{{.Y}}" y2="{{.Y}}"/><text x="30" y="{{.Y}}" text-anchor="end">{{.Label}}</text>
+<svg viewBox="0 0 {{.Width}} {{.Height}}" width="100%" style="max-width:{{.Width}}px" role="img" aria-label="{{.Title}}">
+{{range .Ticks}}<line class="grid" x1="{{left}}" x2="{{right}}" y1="{{.Y}}" y2="{{.Y}}"/><text x="{{add left -4}}" y="{{.Y}}" text-anchor="end">{{.Label}}</text>
 {{end}}{{range .Bars}}<rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Label}}: {{.Count}}</title></rect>
 {{end}}{{range .Marks}}<line class="{{if .Bound}}bound{{else}}p{{end}}" x1="{{.X}}" x2="{{.X}}" y1="{{add (label .) 2}}" y2="202"/><text{{if .Bound}} class="boundlabel"{{end}} x="{{.X}}" y="{{label .}}" text-anchor="{{.Anchor}}">{{.Label}}</text>
-{{end}}<text x="34" y="{{.Height}}">{{.From}}</text>
-<text x="{{.Width}}" y="{{.Height}}" text-anchor="end">{{.To}}</text>
+{{end}}{{if .Labelled}}{{range .Bars}}<text x="{{add .X (half .W)}}" y="{{add $.Height -8}}" text-anchor="middle">{{.Label}}</text>
+{{end}}{{else}}<text x="{{left}}" y="{{.Height}}">{{.From}}</text>
+<text x="{{.Width}}" y="{{.Height}}" text-anchor="end">{{.To}}</text>{{end}}
 </svg>{{range .Beyond}}<br><small class="boundlabel">{{.}}</small>{{end}}</figure>{{end}}`))

@@ -94,7 +94,11 @@ func envParams(e *Environment) []setting {
 		out = append(out, setting{"latency", distText(e.LatencyMs, "ms")})
 	}
 	if w := e.Workload; w != nil {
-		out = append(out, setting{"workload", fmt.Sprintf("%d tool steps of %d characters, context window %d tokens", w.ToolSteps, w.ResultChars, w.ContextWindow)})
+		text := fmt.Sprintf("%d tool steps of %d characters", w.ToolSteps, w.ResultChars)
+		if w.ContextWindow > 0 {
+			text += fmt.Sprintf(", context window %d tokens", w.ContextWindow)
+		}
+		out = append(out, setting{"workload", text})
 	}
 	if len(out) == 0 {
 		out = append(out, setting{"failures", "none: no request fails"})

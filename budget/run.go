@@ -29,9 +29,9 @@ type Turn struct {
 	// ended with (none for an abort), and the reason (whyFailed).
 	Code, Why string
 	// DurationMs is the virtual time from the turn's start to its end;
-	// FirstFailed says its first attempt failed.
-	DurationMs  float64
-	FirstFailed bool
+	// FirstFailed says its first attempt failed, MetFailure that some did.
+	DurationMs              float64
+	FirstFailed, MetFailure bool
 	// Under a timed environment: when the turn began on the horizon, and
 	// whether its first request ran inside an incident.
 	Index           int // the turn's place in its run (TraceTurn)
@@ -124,6 +124,7 @@ func (c Config) runTurn(seed uint64, outages []sim.Outage) (Turn, *sim.Result) {
 			if d.Chunk.Failed() {
 				if first < 0 {
 					first = i
+					t.MetFailure = true
 				}
 				last = d.Chunk.Reason.Failure
 			}
@@ -350,6 +351,9 @@ type Report struct {
 	// FailedTurns are the first few turns (Turn.Index) that did not
 	// complete, for TraceTurn.
 	FailedTurns []int
+	// MetFailure counts the turns the recovery figures cover: those with
+	// a failed attempt (or an error end).
+	MetFailure int
 }
 
 // failedTurnsNamed is how many failed turns a report names.
@@ -413,8 +417,13 @@ func (a *tally) add(t Turn) {
 	}
 	r.Attempts[t.Attempts]++
 	a.requests += t.Attempts
-	if t.RecoveryMs > 0 || t.Attempts > 1 || t.End == session.EndError {
+	// Recovery is over the turns that met a failure. (A turn's attempts
+	// once stood for that, which a workload's steps made every turn's:
+	// turns without a failure filled the histogram at 0 ms and pulled p99
+	// down.)
+	if t.MetFailure || t.End == session.EndError {
 		a.recovery = append(a.recovery, t.RecoveryMs)
+		r.MetFailure++
 	}
 	if len(t.Violations) > 0 {
 		r.Violations = append(r.Violations, t)

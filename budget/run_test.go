@@ -307,3 +307,25 @@ func TestWhyTurnsFailed(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveryCoversTurnsThatMetAFailure: under a workload of four steps
+// a turn makes four requests without any failure; the recovery figures
+// cover only turns with a failed attempt (every turn once counted, and a
+// p50 of 0 ms hid the recoveries).
+func TestRecoveryCoversTurnsThatMetAFailure(t *testing.T) {
+	env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 0.08}}, Workload: &Workload{ToolSteps: 3}}
+	r := Run(retry.DefaultPolicy(), env, 1, 2000)
+	failing := 0
+	for n, c := range r.Attempts {
+		if n > 4 { // a failed attempt is one request more than the four steps
+			failing += c
+		}
+	}
+	held := 0
+	for _, b := range r.RecoveryHistogram {
+		held += b.Count
+	}
+	if r.MetFailure != failing || held != failing || r.RecoveryP50 == 0 {
+		t.Errorf("%d turns met a failure, the recovery figures cover %d (histogram %d), p50 %v", failing, r.MetFailure, held, r.RecoveryP50)
+	}
+}

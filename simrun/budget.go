@@ -25,7 +25,8 @@ const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--en
                      [--assert 'FIGURE<BOUND'…] [--json] [--html OUT.html]
                      [--trace OUT.jsonl [--turn N]]
 
-Runs N one-request turns under each policy (a DSH RetryPolicyConfig; the
+Runs N turns (one request each, unless the environment's workload makes
+steps) under each policy (a DSH RetryPolicyConfig; the
 word "default" names DSH's default) against a fault environment, on the
 same seeds for every policy, each turn checked by the oracle. Reports per
 policy: turns completed, exhausted (error after retries), failed at once
@@ -252,7 +253,17 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			status = exitViolation
 		}
 		if *asJSON {
-			b, _ := json.Marshal(budgetJSON(policies[i], r))
+			out := budgetJSON(policies[i], r)
+			if len(checks) > 0 && !r.Interrupted {
+				// The verdicts a CI job reads, named as --assert names them.
+				asserts := []map[string]any{}
+				for _, c := range checks {
+					ok, v := c.Holds(r)
+					asserts = append(asserts, map[string]any{"bound": c.Text, "figure": c.Figure, "value": v, "holds": ok})
+				}
+				out["asserts"] = asserts
+			}
+			b, _ := json.Marshal(out)
 			fmt.Fprintf(stdout, "%s\n", b)
 		} else {
 			reproduce := func(t budget.Turn) string {
@@ -340,7 +351,7 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budge
 		fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g)\n", r.Exhaustion, tiny(r.ExhaustionLo), r.ExhaustionHi)
 	}
 	fmt.Fprintf(tw, "  recovery ms (turns with a failure)\tp50 %s  p90 %s  p99 %s  max %s\n", num(r.RecoveryP50), num(r.RecoveryP90), num(r.RecoveryP99), num(r.RecoveryMax))
-	fmt.Fprintf(tw, "  waits of an exhausted turn, from the policy, ms\t%s … %s\n", num(r.BoundLo), num(r.BoundHi))
+	fmt.Fprintf(tw, "  waits of an exhausted step, from the policy, ms\t%s … %s\n", num(r.BoundLo), num(r.BoundHi))
 	fmt.Fprintf(tw, "  amplification\t%.4g × the fault-free world's requests\n", r.Amplification)
 	var hist []string
 	shown := 0

@@ -71,9 +71,21 @@ func TestBudgetAssert(t *testing.T) {
 	if status, _, errOut := simrun(append(args, "--assert", "exhaustion<0.05", "--assert", "violations<=0")...); status != exitClean {
 		t.Errorf("bounds that hold: status %d\n%s", status, errOut)
 	}
-	status, _, errOut := simrun(append(args, "--assert", "exhaustion<0.001")...)
+	status, out, errOut := simrun(append(args, "--assert", "exhaustion<0.001", "--assert", "violations<1", "--json")...)
 	if status != exitViolation || !strings.Contains(errOut, "assert exhaustion<0.001 FAILS for policy default: exhaustion = ") {
 		t.Errorf("a bound that fails: status %d\n%s", status, errOut)
+	}
+	// --json carries the verdicts, named as --assert names them.
+	var report struct {
+		Asserts []struct {
+			Bound, Figure string
+			Value         float64
+			Holds         bool
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil || len(report.Asserts) != 2 || report.Asserts[0].Bound != "exhaustion<0.001" ||
+		report.Asserts[0].Holds || report.Asserts[0].Value == 0 || !report.Asserts[1].Holds || report.Asserts[1].Figure != "violations" {
+		t.Errorf("--json asserts %+v (%v) in %s", report.Asserts, err, out)
 	}
 	for _, bad := range []string{"exhaustion", "exhaust<1", "exhaustion<lots"} {
 		if status, _, _ := simrun(append(args, "--assert", bad)...); status != exitUsage {
