@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"strings"
 )
 
 // page is the budget page's template: html/template and a few dozen lines
 // of SVG of our own (no charting library earns its dependency for bars).
 var page = template.Must(template.New("budget").Funcs(template.FuncMap{
-	"f":     func(v float64) string { return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", v), "0"), ".") },
 	"ms":    round,
 	"share": share,
 	"extra": func(a float64) string { return fmt.Sprintf("%+.1f%%", 100*(a-1)) },

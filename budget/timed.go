@@ -3,7 +3,6 @@ package budget
 import (
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/sim"
@@ -199,7 +198,7 @@ func (h *horizonTally) add(t Turn, tl *timeline) {
 		// Turns the same drawn incident hit fail together; a scheduled
 		// outage is no draw (it is there on every seed), and the turns it
 		// hits vary only as their arrivals do.
-		if cluster < 0 && strings.HasPrefix(tl.all[id].Source, "incidents[") {
+		if cluster < 0 && !tl.scheduled(id) {
 			cluster = int32(id)
 		}
 	}
@@ -292,32 +291,26 @@ func designEffect(xs []bool, cluster []int32) float64 {
 		return 1
 	}
 	p := float64(k) / float64(n)
-	sums := map[int32]*[2]float64{} // cluster → (failed, turns); only sums are read, never the order
+	var sums [][2]float64 // by cluster (an incident's id): failed, turns
 	ss := 0.0
 	for i, x := range xs {
 		v := 0.0
 		if x {
 			v = 1
 		}
-		if cluster[i] < 0 {
+		c := int(cluster[i])
+		if c < 0 {
 			ss += (v - p) * (v - p)
 			continue
 		}
-		s := sums[cluster[i]]
-		if s == nil {
-			s = &[2]float64{}
-			sums[cluster[i]] = s
+		for len(sums) <= c {
+			sums = append(sums, [2]float64{})
 		}
-		s[0] += v
-		s[1]++
+		sums[c][0] += v
+		sums[c][1]++
 	}
-	keys := make([]int32, 0, len(sums))
-	for c := range sums {
-		keys = append(keys, c)
-	}
-	slices.Sort(keys) // a float sum's bits depend on its order
-	for _, c := range keys {
-		d := sums[c][0] - p*sums[c][1]
+	for _, s := range sums { // in the order of ids: a float sum's bits depend on its order
+		d := s[0] - p*s[1]
 		ss += d * d
 	}
 	return max(1, ss/(float64(n)*p*(1-p)))

@@ -169,11 +169,9 @@ func TestTimelineDraws(t *testing.T) {
 			atStart++
 		}
 	}
-	if p, lo, hi := coveredShare(env.Incidents), float64(atStart)/3000, 0.0; true {
-		lo, hi = Wilson(atStart, 3000, 3)
-		if p < lo || p > hi {
-			t.Errorf("an incident in progress at 0 ms in %d of 3000 horizons; want a share of %v", atStart, p)
-		}
+	p := coveredShare(env.Incidents)
+	if lo, hi := Wilson(atStart, 3000, 3); p < lo || p > hi {
+		t.Errorf("an incident in progress at 0 ms in %d of 3000 horizons; want a share of %v", atStart, p)
 	}
 	two := *env
 	two.Incidents = append(slices.Clone(env.Incidents), IncidentKind{PerHour: 30, ForMs: fixed(1000), Code: "RATE_LIMIT"})

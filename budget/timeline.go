@@ -135,6 +135,10 @@ func (t *timeline) add(fresh []Incident) {
 	slices.SortStableFunc(t.byStart, func(a, b int) int { return cmp.Compare(t.all[a].FromMs, t.all[b].FromMs) })
 }
 
+// scheduled says incident id is one of the environment's outages, not a
+// draw: newTimeline gives them the first ids.
+func (t *timeline) scheduled(id int) bool { return id < len(t.env.Outages) }
+
 // sorted are the incidents drawn so far in order of start.
 func (t *timeline) sorted() []Incident {
 	out := make([]Incident, len(t.byStart))

@@ -325,7 +325,7 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budge
 	if r.Interrupted {
 		fmt.Fprintf(tw, "  turns\t%d (interrupted: every figure is over these)\n", r.Turns)
 	} else if r.Timeline != nil {
-		fmt.Fprintf(tw, "  turns\t%d, arrived over %s of virtual time\n", r.Turns, span(r.Timeline.HorizonMs))
+		fmt.Fprintf(tw, "  turns\t%d, arrived over %s of virtual time\n", r.Turns, budget.Span(r.Timeline.HorizonMs))
 	} else {
 		fmt.Fprintf(tw, "  turns\t%d\n", r.Turns)
 	}

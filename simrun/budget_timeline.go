@@ -36,7 +36,7 @@ func printTimeline(tw io.Writer, tl *budget.TimelineReport) {
 			break
 		}
 		fmt.Fprintf(tw, "\t%s  %s for %s (%s): %d hit, %d carried, %d failed, longest recovery %s ms; failed turns %s\n",
-			budget.Clock(in.FromMs), in.Code, span(in.ToMs-in.FromMs), in.Source, in.TurnsHit, in.Carried, in.Failed, num(in.LongestRecoveryMs), turnList(in))
+			budget.Clock(in.FromMs), in.Code, budget.Span(in.LengthMs()), in.Source, in.TurnsHit, in.Carried, in.Failed, num(in.LongestRecoveryMs), turnList(in))
 	}
 	peak := 0
 	for m, n := range tl.Failed {
@@ -56,8 +56,6 @@ func printTimeline(tw io.Writer, tl *budget.TimelineReport) {
 			c.What, c.Observed, c.K, c.N, c.Lo, c.Hi, c.Analytic, verdict)
 	}
 }
-
-func span(ms float64) string { return budget.Span(ms) }
 
 func plural(n int, what string) string {
 	if n == 1 {
