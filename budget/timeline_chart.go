@@ -191,54 +191,45 @@ func newTimelineChart(reports []Named) *timelineChart {
 		c.Rows = c.Rows[:maxRows]
 		slices.SortStableFunc(c.Rows, func(a, b incidentRow) int { return cmp.Compare(a.FromMs, b.FromMs) })
 	}
-	// The lanes: failed turns in buckets of per minutes, on one scale.
+	// The lanes: turns arriving (on a scale of their own), then each
+	// policy's failed turns (on one scale for all), in buckets of per
+	// minutes; a turn ending past the horizon joins the last bucket.
 	buckets := (minutes + per - 1) / per
-	counts := make([][]int, len(reports))
+	bucketed := func(perMinute []int) []int {
+		out := make([]int, buckets)
+		for m, n := range perMinute {
+			out[min(m/per, buckets-1)] += n
+		}
+		return out
+	}
+	failed := make([][]int, len(reports))
 	for i, n := range reports {
-		counts[i] = make([]int, buckets)
-		if n.Report.Timeline == nil {
-			continue
+		if n.Report.Timeline != nil {
+			failed[i] = bucketed(n.Report.Timeline.Failed)
 		}
-		for m, f := range n.Report.Timeline.Failed {
-			b := min(m/per, buckets-1) // a turn ending past the horizon joins its last bucket
-			counts[i][b] += f
-			c.Max = max(c.Max, counts[i][b])
-		}
+		c.Max = max(c.Max, slices.Max(append([]int{0}, failed[i]...)))
 	}
 	w := timelineW / float64(buckets)
 	y := bandH + laneGap
-	if tl := reports[0].Report.Timeline; tl != nil {
-		arrived := make([]int, buckets)
-		for m, n := range tl.Arrived {
-			arrived[min(m/per, buckets-1)] += n
-		}
-		for _, n := range arrived {
-			c.ArrivalsMax = max(c.ArrivalsMax, n)
-		}
-		lane := &timelineLane{Policy: "turns arriving", Y: y}
-		for b, n := range arrived {
+	lane := func(name string, counts []int, top int, what string) timelineLane {
+		l := timelineLane{Policy: name, Short: shortName(name), Y: y}
+		for b, n := range counts {
 			if n == 0 {
 				continue
 			}
-			h := laneH * float64(n) / float64(c.ArrivalsMax)
-			lane.Bars = append(lane.Bars, Bar{Label: fmt.Sprintf("%s–%s: %d turns arrived", Clock(float64(b*per)*60e3), Clock(float64((b+1)*per)*60e3), n),
+			h := laneH * float64(n) / float64(max(top, 1))
+			l.Bars = append(l.Bars, Bar{Label: fmt.Sprintf("%s–%s: %d %s", Clock(float64(b*per)*60e3), Clock(float64((b+1)*per)*60e3), n, what),
 				Count: n, X: timelineLeft + float64(b)*w, Y: y + laneH - h, W: max(w*0.9, 1), H: h})
 		}
-		c.Arrivals = lane
 		y += laneH + laneGap
+		return l
 	}
+	arrived := bucketed(reports[0].Report.Timeline.Arrived)
+	c.ArrivalsMax = slices.Max(arrived)
+	arrivals := lane("turns arriving", arrived, c.ArrivalsMax, "turns arrived")
+	c.Arrivals = &arrivals
 	for i, n := range reports {
-		lane := timelineLane{Policy: n.Policy, Short: shortName(n.Policy), Y: y}
-		for b, f := range counts[i] {
-			if f == 0 {
-				continue
-			}
-			h := laneH * float64(f) / float64(max(c.Max, 1))
-			lane.Bars = append(lane.Bars, Bar{Label: fmt.Sprintf("%s–%s: %d failed turns", Clock(float64(b*per)*60e3), Clock(float64((b+1)*per)*60e3), f),
-				Count: f, X: timelineLeft + float64(b)*w, Y: y + laneH - h, W: max(w*0.9, 1), H: h})
-		}
-		c.Lanes = append(c.Lanes, lane)
-		y += laneH + laneGap
+		c.Lanes = append(c.Lanes, lane(n.Policy, failed[i], c.Max, "failed turns"))
 	}
 	c.Height = y + 16
 	step := axisStep(horizon)
