@@ -151,14 +151,12 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	}
 	// A main's own listeners: a reproduction line names them, so that a
 	// simrun without them refuses it rather than measuring another turn.
-	mine, err := (&seedFlags{listeners: *listenerNames}).plugged()
+	chosen := &seedFlags{listeners: *listenerNames}
+	mine, err := chosen.plugged()
 	if err != nil {
 		return fail("%v", err)
 	}
-	var mineNames []string
-	for _, l := range mine {
-		mineNames = append(mineNames, l.Name)
-	}
+	mineNames := chosen.pluggedNames()
 	var resolved []budget.Config
 	for _, name := range policies {
 		c, err := budget.LoadPolicy(name)
@@ -212,33 +210,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	tuneGCForBudget()
 	status := exitClean
 	var named []budget.Named
-	// Policies run side by side, up to -j at once, and print in the order
-	// given: each policy's report is its own turns' alone, so the bytes
-	// are the same for any -j.
-	// Policies start in the order given, so that an interrupt finds the
-	// first ones begun (their partial report is printed) and only later
-	// ones not.
-	done := make([]chan *budget.Report, len(resolved))
-	for i := range done {
-		done[i] = make(chan *budget.Report, 1)
-	}
-	slots := make(chan struct{}, max(*workers, 1))
-	go func() {
-		for i, c := range resolved {
-			slots <- struct{}{}
-			if ctx.Err() != nil {
-				for _, d := range done[i:] {
-					d <- nil // interrupted before it began
-				}
-				return
-			}
-			go func() {
-				defer func() { <-slots }()
-				r := c.RunUntil(first, *runs, func() bool { return ctx.Err() != nil })
-				done[i] <- &r
-			}()
-		}
-	}()
+	done := runSideBySide(ctx, resolved, first, *runs, *workers)
 	for i, c := range resolved {
 		rp := <-done[i]
 		if rp == nil {
@@ -317,6 +289,36 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// runSideBySide runs the policies up to workers at once and gives each
+// one's report on its channel, in the order given: each report is its own
+// turns' alone, so the bytes printed are the same for any -j. Policies
+// start in that order too, so that an interrupt finds the first ones
+// begun (their partial report is printed) and only later ones not (nil).
+func runSideBySide(ctx context.Context, configs []budget.Config, first uint64, runs, workers int) []chan *budget.Report {
+	done := make([]chan *budget.Report, len(configs))
+	for i := range done {
+		done[i] = make(chan *budget.Report, 1)
+	}
+	slots := make(chan struct{}, max(workers, 1))
+	go func() {
+		for i, c := range configs {
+			slots <- struct{}{}
+			if ctx.Err() != nil {
+				for _, d := range done[i:] {
+					d <- nil // interrupted before it began
+				}
+				return
+			}
+			go func() {
+				defer func() { <-slots }()
+				r := c.RunUntil(first, runs, func() bool { return ctx.Err() != nil })
+				done[i] <- &r
+			}()
+		}
+	}()
+	return done
 }
 
 func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budget.Turn) string) {
