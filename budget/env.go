@@ -322,6 +322,12 @@ var providerCodes = []string{"AUTH", "RATE_LIMIT", "QUOTA", "CONTEXT_WINDOW_EXCE
 // answers.
 func ProviderCodes() []string { return slices.Clone(providerCodes) }
 
+// derived says DSH's adapter can derive code: one of providerCodes, or
+// HTTP_ and a status.
+func derived(code string) bool {
+	return slices.Contains(providerCodes, code) || strings.HasPrefix(code, "HTTP_")
+}
+
 // UnheardCodes are the retryable codes of a normal-mode policy that no
 // provider sends and the environment never produces: a custom code is
 // allowed (DSH matches codes as written), but one nothing can produce is
@@ -333,7 +339,7 @@ func UnheardCodes(p *loop.RetryPolicy, env *Environment) []string {
 	produced := env.Codes()
 	var out []string
 	for _, code := range p.RetryableCodes {
-		if !slices.Contains(providerCodes, code) && !slices.Contains(produced, code) && !strings.HasPrefix(code, "HTTP_") {
+		if !derived(code) && !slices.Contains(produced, code) {
 			out = append(out, code)
 		}
 	}
@@ -347,7 +353,7 @@ func UnheardCodes(p *loop.RetryPolicy, env *Environment) []string {
 func (e *Environment) UnusualCodes() []string {
 	var out []string
 	check := func(path, code string) {
-		if !slices.Contains(providerCodes, code) && !strings.HasPrefix(code, "HTTP_") {
+		if !derived(code) {
 			out = append(out, fmt.Sprintf("%s.code %s", path, strictjson.Printable(strconv.Quote(code))))
 		}
 	}
