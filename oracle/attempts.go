@@ -42,8 +42,10 @@ type segmenter struct {
 	count   map[[2]int]int
 	inTurn  bool
 	// window holds the attempt of each event since the open turn's
-	// turn/start (nil for events that are not chunks); base is the index
-	// of its first event.
+	// turn/start up to its latest chunk (nil for events that are not
+	// chunks); base is the index of its first event. Events after the
+	// latest chunk take no slot until a chunk follows them: a turn of
+	// title/set events costs nothing.
 	window []*attempt
 	base   int64
 }
@@ -71,10 +73,11 @@ func (s *segmenter) add(i int64, e *session.Event) *attempt {
 	}
 	c, ok := e.Data.(*session.AssistantChunk)
 	if !ok || !s.inTurn {
-		if s.inTurn {
-			s.window = append(s.window, nil)
-		}
 		return nil
+	}
+	// The events since the latest chunk are not chunks.
+	for int64(len(s.window)) < i-s.base {
+		s.window = append(s.window, nil)
 	}
 	key := [2]int{c.Turn, c.Step}
 	a := s.current[key]

@@ -118,7 +118,8 @@ func (b *backoff) done() []Violation {
 // delayBounds is what SPEC 3.5 allows for retry n over every random sample
 // in [0,1].
 func delayBounds(p keyPolicy, n int) (lo, hi float64) {
-	exponential := math.Min(p.initial*math.Pow(2, math.Min(float64(n-1), 1024)), p.max)
+	// float64(n)-1, not n-1, which wraps at the smallest int.
+	exponential := math.Min(p.initial*math.Pow(2, math.Min(float64(n)-1, 1024)), p.max)
 	return math.Min(exponential*(1-p.ratio), p.max), math.Min(exponential*(1+p.ratio), p.max)
 }
 

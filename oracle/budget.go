@@ -45,8 +45,10 @@ func (b *retryBudget) event(e *session.Event) {
 	if c != nil {
 		prev = c.last
 	}
-	if p.Retry != prev+1 {
-		b.add(p.Turn, p.Step, witness(c, seq), "llm/retry number %d must equal provider policy retry %d (the previous same-key retry was %d)", p.Retry, prev+1, prev)
+	if want, ok := successor(prev); !ok {
+		b.add(p.Turn, p.Step, witness(c, seq), "llm/retry number %d follows same-key retry %d, the largest number a retry can have", p.Retry, prev)
+	} else if p.Retry != want {
+		b.add(p.Turn, p.Step, witness(c, seq), "llm/retry number %d must equal provider policy retry %d (the previous same-key retry was %d)", p.Retry, want, prev)
 	}
 	if p.Mode == "normal" && p.MaxRetries != nil && p.Retry > *p.MaxRetries {
 		b.add(p.Turn, p.Step, []int64{seq}, "retry %d exceeds maxRetries %d", p.Retry, *p.MaxRetries)

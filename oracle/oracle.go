@@ -26,6 +26,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/turnsim/turnsim/internal/limits"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/loop/view"
 )
@@ -107,6 +109,9 @@ type Violation struct {
 }
 
 // Line is the violation as one line of a report: its id, where, and what.
+// A message quotes the log (codes, ids, messages), so the line is made
+// printable (strictjson.Printable): an ESC in a log's failure code must
+// not reach the terminal.
 func (v Violation) Line() string {
 	var b strings.Builder
 	b.WriteString(string(v.Invariant))
@@ -127,7 +132,7 @@ func (v Violation) Line() string {
 	}
 	b.WriteString(": ")
 	b.WriteString(v.Message)
-	return b.String()
+	return strictjson.Printable(b.String())
 }
 
 func (v Violation) String() string {
@@ -146,6 +151,12 @@ type Options struct {
 	// chunks are read as a model-replay script, which DSH's LLM-replay
 	// fixtures append after (or instead of) their recorded turns.
 	Strict bool
+	// MaxTurnEvents bounds the events of one turn a Stream takes while
+	// the turn is open, its turn/start and turn/end included: what a
+	// Stream keeps for a turn grows with it until it ends. 0 is
+	// limits.Current.TurnEvents (--max-turn-events). Check, whose log is
+	// in memory already, takes turns of any size.
+	MaxTurnEvents int
 }
 
 // Check checks a log's events, given in seq order from seq 0, and returns
@@ -265,12 +276,23 @@ type Stream struct {
 	nonRetryable *nonRetryable
 	// onAttempt, if set, hears of the index of each attempt's first chunk.
 	onAttempt func(i int64)
+	// turnEvents are the events taken since a turn opened (0 outside
+	// one), at most maxTurnEvents (0: no bound); err is the refusal of
+	// the one past it.
+	turnEvents, maxTurnEvents int
+	err                       error
 }
 
-// NewStream is a Stream that has seen no event. Of opts only Strict
-// applies: a stream checks a real log against the default view.
+// NewStream is a Stream that has seen no event. Of opts only Strict and
+// MaxTurnEvents apply: a stream checks a real log against the default
+// view.
 func NewStream(opts Options) *Stream {
-	return newStream(Options{Strict: opts.Strict}, nil, nil)
+	s := newStream(Options{Strict: opts.Strict}, nil, nil)
+	s.maxTurnEvents = opts.MaxTurnEvents
+	if s.maxTurnEvents <= 0 {
+		s.maxTurnEvents = limits.Current.TurnEvents
+	}
+	return s
 }
 
 func newStream(opts Options, full func() *view.Nodes, timeNs []int64) *Stream {
@@ -287,9 +309,19 @@ func newStream(opts Options, full func() *view.Nodes, timeNs []int64) *Stream {
 	}
 }
 
-// Add checks the next event of the log. The stream keeps a copy of the
-// event while its turn is open, never a pointer to it.
-func (s *Stream) Add(e *session.Event) {
+// Add checks the next event of the log; it keeps no pointer to the event.
+// An event that would make the open turn longer than MaxTurnEvents is
+// refused with a *limits.Exceeded (bad input, not a violation): the
+// stream then takes no more events, and Finish judges those before it.
+func (s *Stream) Add(e *session.Event) error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.maxTurnEvents > 0 && s.turnEvents >= s.maxTurnEvents {
+		s.err = &limits.Exceeded{What: fmt.Sprintf("turn %d, still open after %d events,", s.wellFormed.openTurn, s.turnEvents),
+			Limit: fmt.Sprintf("%d events a turn", s.maxTurnEvents), Flag: limits.FlagTurnEvents}
+		return s.err
+	}
 	i := s.n
 	s.n++
 	a := s.seg.add(i, e)
@@ -311,6 +343,14 @@ func (s *Stream) Add(e *session.Event) {
 		s.handled.turnEnded(p.Turn)
 		s.history.turnEnded(p.Turn)
 	}
+	// A turn/start inside an open turn does not start the count again:
+	// what the stream keeps for the open turn is kept until a turn/end.
+	if s.seg.inTurn {
+		s.turnEvents++
+	} else {
+		s.turnEvents = 0
+	}
+	return nil
 }
 
 // Finish checks the end of the log and returns the violations, ordered as

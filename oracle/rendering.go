@@ -24,19 +24,27 @@ import (
 // turn/end, so the full log's node of a turn/end is known at it. A view
 // under test (Options.Derive) derives the whole log instead, once, at the
 // first error turn/end.
+//
+// Only a view under test has its windows derived. The default view makes
+// a turn-error node from the turn/end alone (view.Deriver), and a window
+// holds exactly one turn/end, its last event (a turn/end closes the turn,
+// and the window of a turn/end outside an open turn is that turn/end), so
+// every window of the default view derives the node the full log does.
+// Deriving them anyway cost a Stream a copy of every event of the open
+// turn — 20 million events in one turn were 1.5 GB — and Check a
+// derivation per window.
 type rendering struct {
 	reporter
 	// derive is the view under test's derivation of a window; nil for the
-	// default view, whose windows one reused Deriver derives.
+	// default view, whose windows are not derived.
 	derive func([]session.Event) view.Nodes
-	window *view.Deriver
 	// Either full, the view under test's nodes of the whole log (derived
 	// at the first call), or deriver, following the log.
 	full    func() *view.Nodes
 	deriver *view.Deriver
-	// turn holds the open turn's events, from its turn/start: the tail
-	// windows of its end. When the whole log is at hand (all), turn is
-	// a window of it instead of a copy.
+	// turn holds the open turn's events, from its turn/start, for a view
+	// under test: the tail windows of its end. When the whole log is at
+	// hand (all), turn is a window of it instead of a copy.
 	turn         []session.Event
 	all          []session.Event
 	open         bool
@@ -61,7 +69,7 @@ func (r *rendering) event(i int64, e *session.Event) {
 	switch p := e.Data.(type) {
 	case *session.TurnStart:
 		r.turnBase, r.open = i, true
-		if r.all == nil {
+		if r.all == nil && r.derive != nil {
 			clear(r.turn)
 			r.turn = append(r.turn[:0], *e)
 		}
@@ -77,9 +85,11 @@ func (r *rendering) event(i int64, e *session.Event) {
 		if !r.open {
 			r.turnBase = i
 		}
-		if r.all != nil {
+		switch {
+		case r.derive == nil:
+		case r.all != nil:
 			r.turn = r.all[r.turnBase : i+1]
-		} else {
+		default:
 			r.turn = append(r.turn, *e)
 		}
 		r.turnEnd(e, p, made)
@@ -96,7 +106,7 @@ func (r *rendering) event(i int64, e *session.Event) {
 		}
 		return
 	}
-	if r.open && r.all == nil {
+	if r.open && r.all == nil && r.derive != nil {
 		r.turn = append(r.turn, *e)
 	}
 }
@@ -123,9 +133,10 @@ func (r *rendering) turnEnd(e *session.Event, p *session.TurnEnd, made *view.Tur
 			r.add(p.Turn, 0, []int64{e.Seq}, "turn %d retried (chain %s) but the view derives no model-retry row beside its error", p.Turn, id)
 		}
 	}
-	// The windows: r.turn begins at the turn's start when it is open
-	// (else it holds the turn/end alone), and the first event of a log
-	// is the full log, checked above.
+	// The windows of a view under test: r.turn begins at the turn's
+	// start when it is open (else it holds the turn/end alone), and the
+	// first event of a log is the full log, checked above. (The default
+	// view keeps none: see rendering.)
 	last := len(r.turn) - 1
 	for w := 0; w <= last; w++ {
 		if w != last && w != 0 {
@@ -136,26 +147,11 @@ func (r *rendering) turnEnd(e *session.Event, p *session.TurnEnd, made *view.Tur
 		if r.turnBase+int64(w) == 0 {
 			continue
 		}
-		nodes := r.windowNodes(r.turn[w:])
+		nodes := r.derive(r.turn[w:])
 		if !hasTurnError(&r.reporter, nodes.TurnErrors, want, "the tail window from seq "+strconv.FormatInt(r.turn[w].Seq, 10)) {
 			break // one report per turn is enough
 		}
 	}
-}
-
-// windowNodes derives a tail window's nodes.
-func (r *rendering) windowNodes(events []session.Event) view.Nodes {
-	if r.derive != nil {
-		return r.derive(events)
-	}
-	if r.window == nil {
-		r.window = view.NewDeriver()
-	}
-	r.window.Reset()
-	for i := range events {
-		r.window.Add(&events[i])
-	}
-	return r.window.Nodes()
 }
 
 func (r *rendering) hasChain(id string) bool {

@@ -34,7 +34,7 @@ type wellFormed struct {
 	strict             bool
 	openTurn, openStep int // 0 when none is open
 	lastTurn           int // the last turn started
-	nextStep           int
+	lastStep           int // the last step started in the open turn, 0 before its first
 	headerProvider     string
 	retries            map[retryRef]*scheduledRetry
 	calls              map[string]bool // tool calls logged in the open step
@@ -121,11 +121,13 @@ func (w *wellFormed) observe(e *session.Event) {
 		if w.openTurn != 0 {
 			w.add(p.Turn, 0, []int64{e.Seq}, "turn/start %d while turn %d is still open", p.Turn, w.openTurn)
 		}
-		if p.Turn != w.lastTurn+1 {
-			w.add(p.Turn, 0, []int64{e.Seq}, "turn/start %d: turns are numbered 1, 2, … across the session, want %d", p.Turn, w.lastTurn+1)
+		if want, ok := successor(w.lastTurn); !ok {
+			w.add(p.Turn, 0, []int64{e.Seq}, "turn/start %d follows turn %d, the largest number a turn can have", p.Turn, w.lastTurn)
+		} else if p.Turn != want {
+			w.add(p.Turn, 0, []int64{e.Seq}, "turn/start %d: turns are numbered 1, 2, … across the session, want %d", p.Turn, want)
 		}
 		w.crossCompaction(e)
-		w.openTurn, w.openStep, w.lastTurn, w.nextStep = p.Turn, 0, p.Turn, 1
+		w.openTurn, w.openStep, w.lastTurn, w.lastStep = p.Turn, 0, p.Turn, 0
 	case *session.TurnEnd:
 		switch {
 		case w.openTurn == 0:
@@ -153,10 +155,14 @@ func (w *wellFormed) observe(e *session.Event) {
 		if w.openStep != 0 {
 			w.add(p.Turn, p.Step, []int64{e.Seq}, "step/start %d while step %d is still open", p.Step, w.openStep)
 		}
-		if w.openTurn != 0 && p.Step != w.nextStep {
-			w.add(p.Turn, p.Step, []int64{e.Seq}, "step/start %d: steps of a turn are numbered 1, 2, …, want %d", p.Step, w.nextStep)
+		if w.openTurn != 0 {
+			if want, ok := successor(w.lastStep); !ok {
+				w.add(p.Turn, p.Step, []int64{e.Seq}, "step/start %d follows step %d, the largest number a step can have", p.Step, w.lastStep)
+			} else if p.Step != want {
+				w.add(p.Turn, p.Step, []int64{e.Seq}, "step/start %d: steps of a turn are numbered 1, 2, …, want %d", p.Step, want)
+			}
 		}
-		w.openStep, w.nextStep = p.Step, p.Step+1
+		w.openStep, w.lastStep = p.Step, p.Step
 		w.calls = map[string]bool{}
 	case *session.StepEnd:
 		w.inOpenStep(e, p.Turn, p.Step)
@@ -317,6 +323,16 @@ func (w *wellFormed) checkRetryFields(e *session.Event, p *session.LLMRetry) {
 		w.retries = map[retryRef]*scheduledRetry{}
 	}
 	w.retries[retryRef{p.RetryID, p.Retry}] = &scheduledRetry{turn: p.Turn, step: p.Step}
+}
+
+// successor is n+1, or false when n is the largest int: a log may number
+// a turn, a step or a retry so, and n+1 would wrap to the smallest int and
+// be printed as the number wanted ("want retry -9223372036854775808").
+func successor(n int) (int, bool) {
+	if n == math.MaxInt {
+		return 0, false
+	}
+	return n + 1, true
 }
 
 // failureProblem describes what makes an LlmFailure invalid (SPEC 5.1).

@@ -475,13 +475,31 @@ func parseRuntimeContext(o *object, s *Scenario) error {
 	return nil
 }
 
+// resultTotal counts the characters of the tool results a scenario asks
+// for, against limits.Current.TotalResultChars, before any is made: each
+// result is held as a string and copied into the log, so 20 results of
+// 16,000,000 characters (each under --max-result-chars) once took a
+// 1.2 KB scenario to 1.14 GB.
+type resultTotal struct{ chars int }
+
+// add counts one result of n characters; path names its field.
+func (t *resultTotal) add(path string, n int) error {
+	t.chars += n
+	if max := limits.Current.TotalResultChars; t.chars > max {
+		return ferr(path, "%v", &limits.Exceeded{What: fmt.Sprintf("the tool results' total of %d characters", t.chars),
+			Limit: fmt.Sprint(max), Flag: limits.FlagTotalResultChars})
+	}
+	return nil
+}
+
 func parseRequests(o *object, s *Scenario) error {
 	items, err := o.array("requests")
 	if err != nil {
 		return err
 	}
+	var total resultTotal
 	for i, it := range items {
-		out, err := parseOutcome(index("requests", i), it, true)
+		out, err := parseOutcome(index("requests", i), it, true, &total)
 		if err != nil {
 			return err
 		}
@@ -491,8 +509,9 @@ func parseRequests(o *object, s *Scenario) error {
 }
 
 // parseOutcome reads one of {text}, {toolCalls}, {maxTokens}, {fail},
-// {hang}, each with an optional latencyMs.
-func parseOutcome(path string, raw json.RawMessage, top bool) (*Outcome, error) {
+// {hang}, each with an optional latencyMs; its tool results count toward
+// total.
+func parseOutcome(path string, raw json.RawMessage, top bool, total *resultTotal) (*Outcome, error) {
 	o, err := readObject(path, raw)
 	if err != nil {
 		return nil, err
@@ -544,7 +563,7 @@ func parseOutcome(path string, raw json.RawMessage, top bool) (*Outcome, error) 
 		if !out.Hang {
 			return nil, ferr(join(path, "hang"), "must be true when present")
 		}
-		return out, parsePartial(path, o, out)
+		return out, parsePartial(path, o, out, total)
 	case o.has("toolCalls"):
 		calls, err := o.array("toolCalls")
 		if err != nil {
@@ -554,7 +573,7 @@ func parseOutcome(path string, raw json.RawMessage, top bool) (*Outcome, error) 
 			return nil, ferr(join(path, "toolCalls"), "must list at least one call")
 		}
 		for i, c := range calls {
-			spec, err := parseToolCall(index(join(path, "toolCalls"), i), c)
+			spec, err := parseToolCall(index(join(path, "toolCalls"), i), c, total)
 			if err != nil {
 				return nil, err
 			}
@@ -567,17 +586,17 @@ func parseOutcome(path string, raw json.RawMessage, top bool) (*Outcome, error) 
 		return nil, err
 	}
 	out.Fail = f
-	return out, parsePartial(path, o, out)
+	return out, parsePartial(path, o, out, total)
 }
 
 // parsePartial reads what a failure or a hang streams first: afterChunks
 // chunks of stream.
-func parsePartial(path string, o *object, out *Outcome) error {
+func parsePartial(path string, o *object, out *Outcome, total *resultTotal) error {
 	if err := o.integer("afterChunks", &out.AfterChunks, 0); err != nil {
 		return err
 	}
 	if raw := o.raw("stream"); raw != nil {
-		st, err := parseOutcome(join(path, "stream"), raw, false)
+		st, err := parseOutcome(join(path, "stream"), raw, false, total)
 		if err != nil {
 			return err
 		}
@@ -586,7 +605,7 @@ func parsePartial(path string, o *object, out *Outcome) error {
 	return nil
 }
 
-func parseToolCall(path string, raw json.RawMessage) (ToolCallSpec, error) {
+func parseToolCall(path string, raw json.RawMessage, total *resultTotal) (ToolCallSpec, error) {
 	spec := ToolCallSpec{Arguments: "{}", Result: "ok"}
 	o, err := readObject(path, raw)
 	if err != nil {
@@ -614,9 +633,14 @@ func parseToolCall(path string, raw json.RawMessage) (ToolCallSpec, error) {
 	if max := limits.Current.ResultChars; chars > max {
 		return spec, ferr(join(path, "resultChars"), "%v", &limits.Exceeded{What: fmt.Sprint(chars), Limit: fmt.Sprint(max), Flag: limits.FlagResultChars})
 	}
-	if chars > 0 {
-		spec.Result = resultOfSize(spec.Result, chars)
+	if chars == 0 {
+		// A result written out counts too: the total is of what is held.
+		return spec, total.add(join(path, "result"), len(spec.Result))
 	}
+	if err := total.add(join(path, "resultChars"), chars); err != nil {
+		return spec, err
+	}
+	spec.Result = resultOfSize(spec.Result, chars)
 	return spec, nil
 }
 

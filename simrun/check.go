@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/oracle"
@@ -27,9 +28,11 @@ and prints one line per file: "ok", each violation, or the read error with
 its line number. Folders are walked for *.jsonl and *.jsonl.zstd. The last
 line is "N files, V violations, E errors".
 
-A log is read as a stream: memory follows its largest turn, not its length.
-SIGINT or SIGTERM stops between events; the file being read is reported
-interrupted and the status is 130.
+A log is read as a stream: memory follows its largest turn, not its length,
+and a turn of more than --max-turn-events events is an input error at the
+line that passes the bound. SIGINT or SIGTERM stops between events; the
+file being read is reported interrupted, the summary is marked
+"(interrupted)" (with --json, "interrupted": true) and the status is 130.
 
 Exit status: 0 clean, 1 violations, 2 only input errors or bad usage,
 130 interrupted.
@@ -103,8 +106,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		report(stdout, res, opts)
 	}
-	status := finish(stdout, stderr, opts.json, "files", nFiles, nViolations, nErrors)
-	if ctx.Err() != nil {
+	interrupted := ctx.Err() != nil
+	status := finish(stdout, stderr, opts.json, "files", nFiles, nViolations, nErrors, interrupted)
+	if interrupted {
 		fmt.Fprintf(stderr, "simrun check: interrupted after %d of %d files\n", nFiles, len(files))
 		return exitInterrupted
 	}
@@ -114,10 +118,20 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 // finish prints the last line of check and scenario ("N files, V
 // violations, E errors"; with --json, an object on stdout and the line on
 // stderr) and returns the exit status: violations first, then bad input.
-func finish(stdout, stderr io.Writer, asJSON bool, noun string, n, nViolations, nErrors int) int {
+// An interrupted run's summary says so, as run, explore and budget do: a
+// count of what was read before a signal is not a count of the input.
+func finish(stdout, stderr io.Writer, asJSON bool, noun string, n, nViolations, nErrors int, interrupted bool) int {
 	summary := fmt.Sprintf("%d %s, %d violations, %d errors", n, noun, nViolations, nErrors)
+	if interrupted {
+		summary += " (interrupted)"
+	}
 	if asJSON {
-		b, _ := json.Marshal(map[string]int{noun: n, "violations": nViolations, "errors": nErrors})
+		fields := map[string]any{noun: n, "violations": nViolations, "errors": nErrors}
+		if interrupted {
+			// Only when true: an uninterrupted summary keeps its bytes.
+			fields["interrupted"] = true
+		}
+		b, _ := json.Marshal(fields)
 		fmt.Fprintf(stdout, "%s\n", b)
 		fmt.Fprintln(stderr, summary)
 	} else {
@@ -194,6 +208,7 @@ func checkFile(ctx context.Context, path string, opts checkOptions) *checkResult
 	}
 	defer rd.Close()
 	res.Version = rd.Header().Version
+	// The stream's bound on a turn is --max-turn-events (limits.Current).
 	st := oracle.NewStream(oracle.Options{Strict: opts.strict})
 	var nodes *view.Deriver
 	if opts.view {
@@ -215,8 +230,13 @@ func checkFile(ctx context.Context, path string, opts checkOptions) *checkResult
 			res.Error = asReadError(err)
 			return res
 		}
+		if err := st.Add(&e); err != nil {
+			// A turn longer than the bound: bad input, at the line of
+			// the event past it.
+			res.Error = &readError{Line: rd.Line(), Message: err.Error()}
+			return res
+		}
 		res.Events++
-		st.Add(&e)
 		if nodes != nil {
 			nodes.Add(&e)
 		}
@@ -252,24 +272,31 @@ func report(w io.Writer, res *checkResult, opts checkOptions) {
 	}
 	switch {
 	case res.Interrupted:
-		fmt.Fprintf(w, "%s: interrupted after %d events, not judged\n", res.File, res.Events)
+		printLine(w, "%s: interrupted after %d events, not judged", res.File, res.Events)
 	case res.Error != nil && res.Error.Line > 0:
-		fmt.Fprintf(w, "%s:%d: error: %s\n", res.File, res.Error.Line, res.Error.Message)
+		printLine(w, "%s:%d: error: %s", res.File, res.Error.Line, res.Error.Message)
 	case res.Error != nil:
-		fmt.Fprintf(w, "%s: error: %s\n", res.File, res.Error.Message)
+		printLine(w, "%s: error: %s", res.File, res.Error.Message)
 	case len(res.Violations) == 0:
-		fmt.Fprintf(w, "%s: ok%s\n", res.File, tornNote(res))
+		printLine(w, "%s: ok%s", res.File, tornNote(res))
 	default:
 		if res.TornTail > 0 {
-			fmt.Fprintf(w, "%s: note:%s\n", res.File, tornNote(res))
+			printLine(w, "%s: note:%s", res.File, tornNote(res))
 		}
 		for _, v := range res.Violations {
-			fmt.Fprintf(w, "%s: %s\n", res.File, formatViolation(v))
+			printLine(w, "%s: %s", res.File, formatViolation(v))
 		}
 	}
 	for _, n := range res.Nodes {
 		fmt.Fprintf(w, "  %s\n", n.text())
 	}
+}
+
+// printLine prints one line of a text report, made printable
+// (strictjson.Printable): a file name found in a folder, an error quoting
+// the input, a violation quoting the log may hold an ESC.
+func printLine(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "%s\n", strictjson.Printable(fmt.Sprintf(format, args...)))
 }
 
 func tornNote(res *checkResult) string {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -96,6 +97,9 @@ func TestCheckBadInput(t *testing.T) {
 		{"mode-set.jsonl", `{"type":"session","version":0,"id":"s","createdAt":0}` + "\n" + `{"type":"mode/set","data":{}}` + "\n", "mode-set.jsonl:2: error: mode/set"},
 		{"fallback.jsonl", `{"type":"session","version":0,"id":"s","createdAt":0}` + "\n" + `{"type":"turn/start","data":{"turn":1}}` + "\n" + `{"type":"request/header","data":{"header":{"config":{"provider":"p","model":"m"}},"reason":"fallback"}}` + "\n", `fallback.jsonl:3: error: request/header with reason "fallback"`},
 		{"binary.jsonl", "\x00\x01\x02\n", "binary.jsonl:1: error:"},
+		// encoding/json's own words once: "json: cannot unmarshal number
+		// -1e+308 into Go value of type int64".
+		{"created-at.jsonl", `{"type":"session","version":1,"id":"s","createdAt":-1e308,"delegationDepth":0}` + "\n", "created-at.jsonl:1: error: header createdAt must be an integer, got -1e308"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -251,5 +255,152 @@ func TestCheckWalksFolders(t *testing.T) {
 	empty := t.TempDir()
 	if status, out, _ := simrun("check", empty); status != exitUsage || !strings.Contains(out, "no *.jsonl") {
 		t.Errorf("an empty folder: status %d\n%s", status, out)
+	}
+}
+
+// zstdLog compresses lines as one zstd frame, repeated frames times: the
+// frames decode as one stream, so a log of many events takes little to
+// make.
+func zstdLog(t *testing.T, lines string, frames int) []byte {
+	t.Helper()
+	var z bytes.Buffer
+	enc, err := zstd.NewWriter(&z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc.Write([]byte(lines))
+	enc.Close()
+	return bytes.Repeat(z.Bytes(), frames)
+}
+
+const titleSet = `{"type":"title/set","data":{"title":"t"}}` + "\n"
+
+// TestCheckBoundsATurn: a turn longer than --max-turn-events is an input
+// error at the line of the event past the bound, naming the bound and
+// its flag; the same events outside a turn are read in little memory and
+// pass. A 77 KB zstd log of 20 million title/set events inside one turn
+// once took check past 1.5 GB.
+func TestCheckBoundsATurn(t *testing.T) {
+	dir := t.TempDir()
+	const v0Header = `{"type":"session","version":0,"id":"s","createdAt":0}` + "\n"
+	inTurn := writeFile(t, dir, "in-turn.jsonl.zstd", string(zstdLog(t, v0Header+`{"type":"turn/start","data":{"turn":1}}`+"\n"+strings.Repeat(titleSet, 300), 1)))
+	outside := writeFile(t, dir, "outside.jsonl.zstd", string(zstdLog(t, v0Header+strings.Repeat(titleSet, 300), 1)))
+	for _, row := range []struct {
+		why    string
+		args   []string
+		status int
+		out    string
+	}{
+		{"a turn past the bound", []string{"--max-turn-events", "100", inTurn}, exitUsage,
+			inTurn + ":102: error: turn 1, still open after 100 events, is over the limit of 100 events a turn (raise it with --max-turn-events)\n1 files, 0 violations, 1 errors\n"},
+		{"the same turn within the default bound: it never ends", []string{inTurn}, exitViolation,
+			inTurn + ": log-well-formed turn 1 seqs 300: turn 1 never ends: the log stops inside it (after a crash, --repair closes it as DSH's loader does)\n1 files, 1 violations, 0 errors\n"},
+		{"events outside a turn are not counted", []string{"--max-turn-events", "100", outside}, exitClean,
+			outside + ": ok\n1 files, 0 violations, 0 errors\n"},
+	} {
+		status, out, errOut := simrun(append([]string{"check"}, row.args...)...)
+		if status != row.status || out != row.out {
+			t.Errorf("%s: status %d, want %d; output (-want +got):\n%s%s", row.why, status, row.status, cmp.Diff(row.out, out), errOut)
+		}
+	}
+}
+
+// TestCheckLimitFlags: a limit that is not a positive number, or is over
+// its ceiling, is bad usage naming the flag (exit 2), before any input is
+// read. NaN disabled --max-duration-ms; --max-depth 100000000 let a
+// 3,000,000-deep scenario overflow the stack.
+func TestCheckLimitFlags(t *testing.T) {
+	good := filepath.Join("..", "examples", "logs", "auth-error.jsonl")
+	for _, row := range []struct {
+		why  string
+		args []string
+		want string // in stderr
+	}{
+		{"NaN bounds no duration", []string{"check", "--max-duration-ms", "NaN", good}, `invalid value "NaN" for flag -max-duration-ms: must be a finite number of ms`},
+		{"Inf bounds no duration", []string{"check", "--max-duration-ms", "Inf", good}, "-max-duration-ms: must be a finite number of ms"},
+		{"a negative duration", []string{"scenario", "--max-duration-ms", "-1", good}, "-max-duration-ms: must be > 0"},
+		{"a negative depth", []string{"scenario", "--max-depth", "-1", good}, "-max-depth: must be ≥ 1"},
+		{"a depth past the ceiling", []string{"scenario", "--max-depth", "100000000", good}, "-max-depth: must be at most 1000, the ceiling of this bound"},
+		{"no events a turn", []string{"check", "--max-turn-events", "0", good}, "-max-turn-events: must be ≥ 1"},
+	} {
+		status, out, errOut := simrun(row.args...)
+		if status != exitUsage || !strings.Contains(errOut, row.want) || out != "" {
+			t.Errorf("%s: status %d, stderr %q, stdout %q; want 2 and %q", row.why, status, errOut, out, row.want)
+		}
+	}
+	// At the ceiling, a deeper input is refused as input, saying that the
+	// bound can go no higher.
+	deep := writeFile(t, t.TempDir(), "deep.json", strings.Repeat("[", 5000)+strings.Repeat("]", 5000))
+	status, out, _ := simrun("scenario", "--max-depth", "1000", deep)
+	if want := deep + ": error: line 1, column 1002: nesting 1001 deep is over the limit of 1000, the most --max-depth allows\n"; status != exitUsage || !strings.HasPrefix(out, want) {
+		t.Errorf("a scenario past the ceiling: status %d, output %q, want 2 and %q", status, out, want)
+	}
+}
+
+// escLog is a log whose exhausted turn's failure code and message hold
+// ESC sequences, and whose retry answers a code its policy does not list.
+func escLog() string {
+	const code, msg = `\u001b[2J`, `\u001b[31mred`
+	return v1Header + strings.Join([]string{
+		`{"type":"turn/start","data":{"turn":1}}`,
+		`{"type":"step/start","data":{"turn":1,"step":1}}`,
+		`{"type":"request/header","data":{"header":{"config":{"provider":"mock","model":"m"}},"reason":"initial"}}`,
+		`{"type":"assistant/chunk","data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"` + msg + `","code":"` + code + `"}}}}}`,
+		`{"type":"llm/retry","data":{"retryId":"r\u001b]0;x\u0007","turn":1,"step":1,"provider":"mock","mode":"normal","policyKey":"[\"normal\",2,[\"SERVER\"],25,50,1]","retry":1,"maxRetries":2,"delayMs":25,"failure":{"message":"` + msg + `","code":"` + code + `"}}}`,
+		`{"type":"llm/retry-started","data":{"retryId":"r\u001b]0;x\u0007","turn":1,"step":1,"retry":1}}`,
+		`{"type":"assistant/chunk","data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"` + msg + `","code":"` + code + `"}}}}}`,
+		`{"type":"step/end","data":{"turn":1,"step":1}}`,
+		`{"type":"turn/end","data":{"turn":1,"reason":{"kind":"error","error":{"message":"` + msg + `","code":"` + code + `"}}}}`,
+	}, "\n") + "\n"
+}
+
+// TestCheckEscapesTheLog: the nodes and violations check --view prints
+// quote the log through the one escaper (strictjson.Printable); a
+// failure's code and message once reached the terminal raw, ESC and all.
+func TestCheckEscapesTheLog(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "esc.jsonl", escLog())
+	_, out, _ := simrun("check", "--view", path)
+	for _, want := range []string{
+		`non-retryable-stays-terminal turn 1 step 1 seqs 4: a normal-mode policy retried \x1b[2J, which its retryable codes [SERVER] do not list`,
+		`turn-error  seq 8 turn 1 step 1: This turn failed · \x1b[31mred · \x1b[2J`,
+		`model-retry seq 4 turn 1 step 1: Retried model request (1/2) · 1s [started]`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("a raw control character reached the output:\n%q", out)
+	}
+	// JSON escapes it its own way, and keeps the log's text.
+	_, out, _ = simrun("check", "--json", "--view", path)
+	if !strings.Contains(out, `"code":"\u001b[2J"`) {
+		t.Errorf("--json lost the code:\n%s", out)
+	}
+}
+
+// TestCheckInterruptedIsMarked: check stopped by SIGTERM or SIGINT marks
+// its summary, as run, explore and budget do: --json's last object once
+// lacked "interrupted": true and the text summary read like a whole run.
+func TestCheckInterruptedIsMarked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	// A hundred million events: far more than a check reads before the
+	// first signal.
+	path := writeFile(t, t.TempDir(), "long.jsonl.zstd", string(zstdLog(t, v1Header, 1))+string(zstdLog(t, strings.Repeat(titleSet, 100_000), 1000)))
+	for _, row := range []struct {
+		why  string
+		sig  syscall.Signal
+		args []string
+		last string // the last line of stdout
+	}{
+		{"--json", syscall.SIGTERM, []string{"check", "--json", path}, `{"errors":0,"files":0,"interrupted":true,"violations":0}`},
+		{"text", syscall.SIGINT, []string{"check", path}, "0 files, 0 violations, 0 errors (interrupted)"},
+	} {
+		status, out, errOut := interrupt(t, row.sig, row.args...)
+		if status != exitInterrupted || lastLine(out) != row.last {
+			t.Errorf("%s: exit %d, last line %q; want 130 and %q\nstdout:\n%s\nstderr:\n%s", row.why, status, lastLine(out), row.last, out, errOut)
+		}
 	}
 }

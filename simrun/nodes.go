@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/view"
 )
 
@@ -38,10 +39,13 @@ func nodeLines(n view.Nodes) []nodeLine {
 	return out
 }
 
+// text is the node's line. A node's label quotes the log (a failure's
+// message and code), so the line is made printable: an ESC in a code once
+// reached the terminal through --view. (--json escapes it as JSON does.)
 func (n nodeLine) text() string {
 	s := fmt.Sprintf("%-11s seq %d turn %d step %d: %s", n.Kind, n.Seq, n.Turn, n.Step, n.Text)
 	if len(n.States) > 0 {
 		s += " [" + strings.Join(n.States, ", ") + "]"
 	}
-	return s
+	return strictjson.Printable(s)
 }

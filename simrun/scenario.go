@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/internal/atomicfile"
-	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -92,7 +91,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			printScenarioResult(stdout, res)
 		}
 	}
-	return finish(stdout, stderr, *asJSON, "scenarios", len(files), nViolations, nErrors)
+	return finish(stdout, stderr, *asJSON, "scenarios", len(files), nViolations, nErrors, false)
 }
 
 func scenarioFile(file, trace string, several bool, written map[string]string, showView, showTimeline bool, out io.Writer, opts sim.Options) *scenarioResult {
@@ -114,7 +113,7 @@ func scenarioFile(file, trace string, several bool, written map[string]string, s
 		res.Nodes = nodeLines(opts.View()(run.Events))
 	}
 	if showTimeline {
-		fmt.Fprintf(out, "== %s (%s)\n", strictjson.Printable(s.Name), file)
+		printLine(out, "== %s (%s)", s.Name, file)
 		timeline.Render(out, run.Events, Marks(run), sim.Epoch.UnixMilli())
 	}
 	if trace != "" {
@@ -199,27 +198,30 @@ func writeAtomically(path string, write func(io.Writer) error) error {
 	return atomicfile.WriteWith(path, write)
 }
 
+// printScenarioResult prints one scenario's outcome, every line made
+// printable (printLine): a scenario's codes, names and messages reach
+// its warnings, violations and nodes.
 func printScenarioResult(w io.Writer, res *scenarioResult) {
 	name := res.File
 	switch {
 	case res.Error != "":
-		fmt.Fprintf(w, "%s: error: %s\n", name, res.Error)
+		printLine(w, "%s: error: %s", name, res.Error)
 		return
 	case len(res.Violations) == 0:
-		fmt.Fprintf(w, "%s: ok (%d events, %d requests)%s\n", name, res.Events, res.Requests, stoppedNote(res.Stopped))
+		printLine(w, "%s: ok (%d events, %d requests)%s", name, res.Events, res.Requests, stoppedNote(res.Stopped))
 	default:
 		for _, v := range res.Violations {
-			fmt.Fprintf(w, "%s: %s\n", name, formatViolation(v))
+			printLine(w, "%s: %s", name, formatViolation(v))
 		}
 	}
 	for _, warning := range res.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", warning)
+		printLine(w, "  warning: %s", warning)
 	}
 	for _, n := range res.Nodes {
 		fmt.Fprintf(w, "  %s\n", n.text())
 	}
 	if res.Trace != "" {
-		fmt.Fprintf(w, "  log written to %s\n", res.Trace)
+		printLine(w, "  log written to %s", res.Trace)
 	}
 }
 

@@ -30,6 +30,10 @@ func TestScenarioBadFiles(t *testing.T) {
 		{"an unknown listener", `{"name":"x","listenerOrder":["retry","magic"]}`, `listenerOrder[1]: unknown listener "magic"`},
 		{"a latency that would overflow virtual time", `{"name":"x","requests":[{"text":"ok","latencyMs":1e13}]}`, "requests[0].latencyMs: 10000000000000 ms is over the limit of 2147483647 ms (raise it with --max-duration-ms)"},
 		{"a tool result of 2 GB", `{"name":"x","requests":[{"toolCalls":[{"name":"t","resultChars":2000000000}]}]}`, "requests[0].toolCalls[0].resultChars: 2000000000 is over the limit of 16777216 (raise it with --max-result-chars)"},
+		// Each under --max-result-chars, together 80,000,000: 20 such
+		// once took a 1.2 KB scenario to 1.14 GB.
+		{"five tool results of 16,000,000 characters", `{"name":"x","requests":[{"toolCalls":[` + strings.TrimSuffix(strings.Repeat(`{"name":"t","result":"`+strings.Repeat("r", 99)+`","resultChars":16000000},`, 5), ",") + `]}]}`,
+			"requests[0].toolCalls[4].resultChars: the tool results' total of 80000000 characters is over the limit of 67108864 (raise it with --max-total-result-chars)"},
 		{"a duplicate key", `{"name":"x","name":"y"}`, `line 1, column 13: duplicate key "name"`},
 		{"data after the scenario", `{"name":"x"} {"name":"y"}`, "line 1, column 14: data after the JSON value"},
 		{"invalid UTF-8 in a name", "{\"name\":\"x\xff\"}", "line 1, column 11: invalid UTF-8 in a string"},
@@ -230,5 +234,30 @@ func TestInputTextNeverRawOnTheTerminal(t *testing.T) {
 				t.Errorf("simrun %s prints %s: %q", args[0], raw, line)
 			}
 		}
+	}
+}
+
+// TestScenarioEscapesItsText: what scenario --view prints of a run (the
+// timeline, the nodes, the violations) quotes the scenario's codes and
+// messages through the one escaper: a failure's code and message once
+// reached the terminal raw.
+func TestScenarioEscapesItsText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "esc.json")
+	scenario := `{"name":"esc \u001b[1m","requests":[{"fail":{"code":"\u001b[2J","message":"\u001b[31mred","status":500}}]}`
+	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, errOut := simrun("scenario", "--view", path)
+	for _, want := range []string{
+		`== esc \x1b[1m (` + path + ")",
+		`turn/end              error \x1b[2J 500 "\x1b[31mred"`,
+		`turn-error  seq 9 turn 1 step 1: This turn failed · \x1b[31mred · \x1b[2J`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s%s", want, out, errOut)
+		}
+	}
+	if strings.ContainsRune(out, 0x1b) {
+		t.Errorf("a raw ESC reached the output:\n%q", out)
 	}
 }

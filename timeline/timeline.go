@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -21,14 +22,19 @@ type Mark struct {
 	Text   string
 }
 
-// Render writes the timeline. Times are milliseconds since epochMs.
+// Render writes the timeline. Times are milliseconds since epochMs. Every
+// line is made printable (strictjson.Printable): a log's codes, ids,
+// causes and names are shown as they are, and an ESC among them must not
+// reach the terminal; quoted text is already escaped by its quotes.
 func Render(w io.Writer, events []session.Event, marks []Mark, epochMs int64) error {
 	var b strings.Builder
 	turn, step := 0, 0
 	m := 0
 	flush := func(seq int64) {
 		for ; m < len(marks) && marks[m].Seq <= seq; m++ {
-			fmt.Fprintf(&b, "%9s  %-7s  » %s\n", strconv.FormatFloat(marks[m].TimeMs, 'f', -1, 64), where(turn, step), marks[m].Text)
+			line := fmt.Sprintf("%9s  %-7s  » %s", strconv.FormatFloat(marks[m].TimeMs, 'f', -1, 64), where(turn, step), marks[m].Text)
+			b.WriteString(strictjson.Printable(line))
+			b.WriteByte('\n')
 		}
 	}
 	for i := range events {
@@ -41,7 +47,7 @@ func Render(w io.Writer, events []session.Event, marks []Mark, epochMs int64) er
 			step = p.Step
 		}
 		line := fmt.Sprintf("%9d  %-7s  %4d %-21s %s", e.Time-epochMs, where(turn, step), e.Seq, e.Type(), details(e))
-		b.WriteString(strings.TrimRight(line, " "))
+		b.WriteString(strictjson.Printable(strings.TrimRight(line, " ")))
 		b.WriteByte('\n')
 		switch e.Data.(type) {
 		case *session.TurnEnd:

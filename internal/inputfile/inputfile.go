@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"syscall"
 
@@ -29,7 +30,7 @@ func Open(path string) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("not a regular file (%s)", kind(info.Mode()))}
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("not a regular file (%s)", Kind(info.Mode()))}
 	}
 	return f, nil
 }
@@ -42,7 +43,9 @@ func Read(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	max := limits.Current.FileBytes
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	// One byte past the bound tells a file over it; at the largest
+	// bound, max+1 would wrap negative and read nothing.
+	data, err := io.ReadAll(io.LimitReader(f, min(max, math.MaxInt64-1)+1))
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +55,9 @@ func Read(path string) ([]byte, error) {
 	return data, nil
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a file that is not a regular one is, for a message:
+// "a named pipe", "a device".
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a folder"

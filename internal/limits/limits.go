@@ -1,17 +1,23 @@
 // Package limits names every bound turnsim puts on what it reads: the
 // size of a log line, of a packed row, of a file read whole, of a
-// duration, of a list, of a tool result, of a request body, of JSON
-// nesting. Each has a default and a flag that raises it; an input over a
-// bound is refused with an error that names the bound and the flag
+// duration, of a list, of a tool result and of all of a scenario's, of a
+// request body, of JSON nesting, of the events of one turn a streaming
+// check holds. Each has a default and a flag that raises it; an input over
+// a bound is refused with an error that names the bound and the flag
 // (*Exceeded), never read until memory runs out.
 //
 // The bounds in force are one value, Current, set from the command line
-// (Register) before any input is read; tests that change it restore it.
+// (Register) before any input is read; tests that change it restore it. A
+// flag takes only a positive number, and two take no more than a ceiling
+// (MaxDepth, MaxDurationMs) past which the bound could not be honoured:
+// no setting turns a bound into a crash or into no bound at all.
 package limits
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -33,11 +39,40 @@ type Limits struct {
 	Entries int
 	// ResultChars bounds a tool result's size (resultChars).
 	ResultChars int
+	// TotalResultChars bounds the tool results one input asks for
+	// together: a scenario's, or a budget workload's turn (toolSteps ×
+	// resultChars). Each result is held as a string and copied into the
+	// log, so many results under ResultChars still add up.
+	TotalResultChars int
 	// BodyBytes bounds a request body simrun serve reads.
 	BodyBytes int64
-	// Depth bounds JSON nesting.
+	// Depth bounds JSON nesting; at most MaxDepth.
 	Depth int
+	// TurnEvents bounds the events of one turn, while it is open, that a
+	// streaming check (simrun check) keeps state for until the turn
+	// ends: a log is read in memory that follows its largest turn, and
+	// this bounds the largest turn.
+	TurnEvents int
 }
+
+// Ceilings: the largest value a flag takes (strictjson also holds a Depth
+// set in Go to MaxDepth).
+const (
+	// MaxDepth: strictjson checks nesting by recursion, a frame per
+	// level; encoding/json, which decodes every input after that check,
+	// refuses nesting past 10,000 of its own. A thousand levels are far
+	// past any honest input and cost the check little stack.
+	MaxDepth = 1000
+	// MaxDurationMs: virtual time is int64 nanoseconds (about 292
+	// years); 10^12 ms (about 31.7 years) leaves room for a time plus a
+	// duration without overflow.
+	MaxDurationMs = 1e12
+	// MaxBodyBytes: simrun serve reads a body over 256 KiB into one of
+	// four buffers of this size, made when first needed; a larger bound
+	// than a gigabyte is no request a provider takes, and near 2^63 the
+	// buffer could not be made at all.
+	MaxBodyBytes = 1 << 30
+)
 
 // Default are the bounds unless a flag raises them: generous for any
 // honest input (a real DSH log line is kilobytes; DSH's own delays stop at
@@ -49,8 +84,14 @@ var Default = Limits{
 	DurationMs:    2147483647, // DSH's bound on delays: about 24.8 days
 	Entries:       1 << 20,
 	ResultChars:   16 << 20,
-	BodyBytes:     16 << 20,
-	Depth:         64,
+	// Four results of the largest size: a scenario's results are held
+	// as strings and again in its log, a few times the total in memory.
+	TotalResultChars: 64 << 20,
+	BodyBytes:        16 << 20,
+	Depth:            64,
+	// A DSH turn of many steps streams thousands of events; a million
+	// costs a check tens of MB.
+	TurnEvents: 1 << 20,
 }
 
 // Current are the bounds in force.
@@ -62,34 +103,109 @@ type Exceeded struct {
 	What  string
 	Limit string
 	Flag  string
+	// Ceiling: the limit is the most the flag takes, so raising it is no
+	// way out.
+	Ceiling bool
 }
 
 func (e *Exceeded) Error() string {
+	if e.Ceiling {
+		return fmt.Sprintf("%s is over the limit of %s, the most --%s allows", e.What, e.Limit, e.Flag)
+	}
 	return fmt.Sprintf("%s is over the limit of %s (raise it with --%s)", e.What, e.Limit, e.Flag)
 }
 
 // The flags, by limit.
 const (
-	FlagLineBytes     = "max-line-bytes"
-	FlagPackedMembers = "max-packed-members"
-	FlagFileBytes     = "max-file-bytes"
-	FlagDurationMs    = "max-duration-ms"
-	FlagEntries       = "max-entries"
-	FlagResultChars   = "max-result-chars"
-	FlagBodyBytes     = "max-body-bytes"
-	FlagDepth         = "max-depth"
+	FlagLineBytes        = "max-line-bytes"
+	FlagPackedMembers    = "max-packed-members"
+	FlagFileBytes        = "max-file-bytes"
+	FlagDurationMs       = "max-duration-ms"
+	FlagEntries          = "max-entries"
+	FlagResultChars      = "max-result-chars"
+	FlagTotalResultChars = "max-total-result-chars"
+	FlagBodyBytes        = "max-body-bytes"
+	FlagDepth            = "max-depth"
+	FlagTurnEvents       = "max-turn-events"
 )
 
-// Register adds a flag for each bound of Current to fs.
+// Register adds a flag for each bound of Current to fs. Each flag refuses
+// a value that is not a positive number, or over its ceiling, with the
+// flag's name (the flag package's "invalid value … for flag -…"): a NaN
+// duration compared false against every input and so bounded nothing, and
+// a bound of 0 or less refused everything with a message about nesting
+// "0 deep".
 func Register(fs *flag.FlagSet) {
-	fs.Int64Var(&Current.LineBytes, FlagLineBytes, Current.LineBytes, "the longest log line read, in bytes")
-	fs.IntVar(&Current.PackedMembers, FlagPackedMembers, Current.PackedMembers, "the most members of one packed chunk row")
-	fs.Int64Var(&Current.FileBytes, FlagFileBytes, Current.FileBytes, "the largest scenario, policy, environment or corpus entry read, in bytes")
-	fs.Float64Var(&Current.DurationMs, FlagDurationMs, Current.DurationMs, "the longest duration or time an input may give, in ms")
-	fs.IntVar(&Current.Entries, FlagEntries, Current.Entries, "the most entries of one list in an input")
-	fs.IntVar(&Current.ResultChars, FlagResultChars, Current.ResultChars, "the largest tool result a scenario or environment may ask for")
-	fs.Int64Var(&Current.BodyBytes, FlagBodyBytes, Current.BodyBytes, "the largest request body simrun serve reads")
-	fs.IntVar(&Current.Depth, FlagDepth, Current.Depth, "the deepest JSON nesting read")
+	fs.Var(&intLimit[int64]{&Current.LineBytes, 0}, FlagLineBytes, "the longest log line read, in `bytes`")
+	fs.Var(&intLimit[int]{&Current.PackedMembers, 0}, FlagPackedMembers, "the most `members` of one packed chunk row")
+	fs.Var(&intLimit[int64]{&Current.FileBytes, 0}, FlagFileBytes, "the largest scenario, policy, environment or corpus entry read, in `bytes`")
+	fs.Var(&durationLimit{&Current.DurationMs}, FlagDurationMs, "the longest duration or time an input may give, in `ms` (at most 1e12, about 31.7 years)")
+	fs.Var(&intLimit[int]{&Current.Entries, 0}, FlagEntries, "the most `entries` of one list in an input")
+	fs.Var(&intLimit[int]{&Current.ResultChars, 0}, FlagResultChars, "the largest tool result a scenario or environment may ask for, in `chars`")
+	fs.Var(&intLimit[int]{&Current.TotalResultChars, 0}, FlagTotalResultChars, "the most `chars` of tool results one scenario, or one turn of a budget workload, may ask for in all")
+	fs.Var(&intLimit[int64]{&Current.BodyBytes, MaxBodyBytes}, FlagBodyBytes, "the largest request body simrun serve reads, in `bytes` (at most 1 GiB)")
+	fs.Var(&intLimit[int]{&Current.Depth, MaxDepth}, FlagDepth, "the deepest JSON nesting read, in `levels` (at most 1000)")
+	fs.Var(&intLimit[int]{&Current.TurnEvents, 0}, FlagTurnEvents, "the most `events` one turn of a log may hold, for simrun check, which keeps state for a turn until it ends")
+}
+
+// intLimit is a flag for a whole-number bound: decimal, ≥ 1, and at most
+// ceiling when it is not 0.
+type intLimit[T int | int64] struct {
+	p       *T
+	ceiling T
+}
+
+func (v *intLimit[T]) String() string {
+	if v == nil || v.p == nil {
+		return "0" // the zero value flag.PrintDefaults compares against
+	}
+	return strconv.FormatInt(int64(*v.p), 10)
+}
+
+func (v *intLimit[T]) Set(s string) error {
+	// Decimal only: the flag package's own integers read "017" as octal.
+	n, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) || err == nil && int64(T(n)) != n:
+		return fmt.Errorf("is too large")
+	case err != nil:
+		return fmt.Errorf("must be a whole number ≥ 1 (decimal)")
+	case n < 1:
+		return fmt.Errorf("must be ≥ 1: a bound of %d refuses every input", n)
+	case v.ceiling != 0 && n > int64(v.ceiling):
+		return fmt.Errorf("must be at most %d, the ceiling of this bound", v.ceiling)
+	}
+	*v.p = T(n)
+	return nil
+}
+
+// durationLimit is the flag of DurationMs: a finite number of ms > 0, at
+// most MaxDurationMs.
+type durationLimit struct{ p *float64 }
+
+func (v *durationLimit) String() string {
+	if v == nil || v.p == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*v.p, 'f', -1, 64)
+}
+
+func (v *durationLimit) Set(s string) error {
+	// A range error gives ±Inf or 0, which the cases below refuse.
+	f, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return fmt.Errorf("must be a number of ms > 0")
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		// NaN compares false with every duration, so it bounded none.
+		return fmt.Errorf("must be a finite number of ms")
+	case !(f > 0):
+		return fmt.Errorf("must be > 0: a bound of %s ms refuses every duration", s)
+	case f > MaxDurationMs:
+		return fmt.Errorf("must be at most %s ms (about 31.7 years): virtual time is int64 nanoseconds", strconv.FormatFloat(MaxDurationMs, 'f', -1, 64))
+	}
+	*v.p = f
+	return nil
 }
 
 // Bytes renders a size for a message.

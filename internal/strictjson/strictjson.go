@@ -2,7 +2,8 @@
 // before it is decoded: scenarios, policies, environments, corpus
 // entries, shard outputs. It refuses what encoding/json lets through —
 // duplicate keys (where the last would silently win), data after the
-// value, invalid UTF-8, nesting past limits.Current.Depth — and reports
+// value, invalid UTF-8, nesting past limits.Current.Depth (never past
+// limits.MaxDepth, since the check recurses) — and reports
 // every error with its line and column. Describe turns encoding/json's own
 // errors into messages without Go type names, and Printable keeps any
 // echoed input to printable text.
@@ -33,7 +34,10 @@ func (e *Error) Error() string { return fmt.Sprintf("line %d, column %d: %s", e.
 
 // Check reports the first way data is not one strict JSON value.
 func Check(data []byte) error {
-	p := &parser{data: data, line: 1, lineStart: 0}
+	// The check recurses a frame per level, so the depth is held to
+	// limits.MaxDepth whatever was set: a bound of 10^8 once let a
+	// 3,000,000-deep input overflow the stack.
+	p := &parser{data: data, line: 1, lineStart: 0, maxDepth: min(limits.Current.Depth, limits.MaxDepth)}
 	p.space()
 	if p.i == len(data) {
 		return p.fail("no JSON value (the input is empty)")
@@ -53,6 +57,7 @@ type parser struct {
 	i         int
 	line      int
 	lineStart int
+	maxDepth  int
 }
 
 func (p *parser) fail(format string, args ...any) error {
@@ -74,8 +79,9 @@ func (p *parser) space() {
 }
 
 func (p *parser) value(depth int) error {
-	if depth > limits.Current.Depth {
-		return p.fail("%s", &limits.Exceeded{What: "nesting " + strconv.Itoa(depth) + " deep", Limit: strconv.Itoa(limits.Current.Depth), Flag: limits.FlagDepth})
+	if depth > p.maxDepth {
+		return p.fail("%s", &limits.Exceeded{What: "nesting " + strconv.Itoa(depth) + " deep", Limit: strconv.Itoa(p.maxDepth), Flag: limits.FlagDepth,
+			Ceiling: p.maxDepth == limits.MaxDepth})
 	}
 	if p.i >= len(p.data) {
 		return p.fail("the input ends inside a value")

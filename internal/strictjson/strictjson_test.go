@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/turnsim/turnsim/internal/limits"
 )
 
 func TestCheck(t *testing.T) {
@@ -29,6 +31,37 @@ func TestCheck(t *testing.T) {
 			t.Errorf("%s: %v", row.why, err)
 		case row.want != "" && (err == nil || !strings.Contains(err.Error(), row.want)):
 			t.Errorf("%s: error %v, want %q", row.why, err, row.want)
+		}
+	}
+}
+
+// TestCheckDepthCeiling: whatever bound is set, the check holds nesting
+// to limits.MaxDepth, since it recurses a frame per level: with a bound of
+// 10^8, a 3,000,000-deep input once ended in "fatal error: stack
+// overflow", and 1,000,000 deep took 816 MB of stack.
+func TestCheckDepthCeiling(t *testing.T) {
+	saved := limits.Current
+	defer func() { limits.Current = saved }()
+	deep := func(n int) []byte { return []byte(strings.Repeat("[", n) + strings.Repeat("]", n)) }
+	for _, row := range []struct {
+		why   string
+		depth int
+		input []byte
+		want  string // "" for none
+	}{
+		{"a bound past the ceiling is held to it", 100_000_000, deep(200_000),
+			"line 1, column 1002: nesting 1001 deep is over the limit of 1000, the most --max-depth allows"},
+		{"the ceiling itself is reached", 100_000_000, deep(1001), ""},
+		{"a bound under the ceiling is its own", 10, deep(12), "nesting 11 deep is over the limit of 10 (raise it with --max-depth)"},
+	} {
+		limits.Current.Depth = row.depth
+		err := Check(row.input)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != row.want && (row.want == "" || !strings.Contains(got, row.want)) {
+			t.Errorf("%s: error %q, want %q", row.why, got, row.want)
 		}
 	}
 }

@@ -58,12 +58,13 @@ func describeJSONError(prefix string, err error) string {
 }
 
 func goTypeName(t string) string {
+	t = strings.TrimLeft(t, "*")
 	switch {
-	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "*int"):
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
 		return "an integer"
 	case strings.Contains(t, "float"):
 		return "a number"
-	case t == "string", t == "*string":
+	case t == "string":
 		return "a string"
 	case t == "bool":
 		return "a boolean"

@@ -44,9 +44,11 @@ func sharedLines(max int, keep func(line string) bool) []string {
 	return lines
 }
 
-// FuzzReadLine feeds one arbitrary line after a header, in both versions:
-// the reader returns events or an *InputError with a line number, never a
-// panic, and what it reads writes back as v1 and reads again.
+// FuzzReadLine feeds one arbitrary line after a header, in both versions,
+// or (version's bit 1 set) as the header itself: the reader returns events
+// or an *InputError with a line number and a message free of Go's names
+// and raw bytes, never a panic, and what it reads writes back as v1 and
+// reads again.
 func FuzzReadLine(f *testing.F) {
 	for _, line := range sharedLines(1500, func(string) bool { return true }) {
 		f.Add(line, uint8(0))
@@ -57,16 +59,25 @@ func FuzzReadLine(f *testing.F) {
 	f.Add("{\"type\":\"turn/start\",\"seq\":0,\"time\":0,\"data\":{\"turn\":1}}\n{", uint8(1)) // an error on line 3
 	// An event type with control characters, echoed raw once.
 	f.Add(`{"type":"a\u007f\u009bb","seq":0,"time":0}`, uint8(1))
+	// A header field of the wrong kind once showed encoding/json's words.
+	f.Add(`{"type":"session","version":1,"id":"s","createdAt":-1e308}`, uint8(2))
+	f.Add(`{"type":"session","id":"s","createdAt":0,"cwd":7,"delegationDepth":1.5}`, uint8(2))
 	f.Fuzz(func(t *testing.T, line string, version uint8) {
 		header := `{"type":"session","version":` + string('0'+rune(version%2)) + `,"id":"s","createdAt":0}` + "\n"
-		h, events, err := ReadAll(strings.NewReader(header+line+"\n"), ReadOptions{Name: "fuzz"})
+		body := line + "\n"
+		// The header is line 1; the fuzzed text begins on line 2 and may
+		// hold newlines of its own.
+		first, last := 1, 2+strings.Count(line, "\n")
+		if version&2 != 0 {
+			// A header of nothing but blank lines is "no header line", on
+			// line 0.
+			header, body, first, last = line+"\n", "", 0, 1+strings.Count(line, "\n")
+		}
+		h, events, err := ReadAll(strings.NewReader(header+body), ReadOptions{Name: "fuzz"})
 		if err != nil {
 			var ie *InputError
-			// The header is line 1; the fuzzed text begins on line 2 and
-			// may hold newlines of its own.
-			last := 2 + strings.Count(line, "\n")
-			if !errors.As(err, &ie) || ie.File != "fuzz" || ie.Line < 1 || ie.Line > last {
-				t.Fatalf("error %v is not an *InputError naming a line from 1 to %d", err, last)
+			if !errors.As(err, &ie) || ie.File != "fuzz" || ie.Line < first || ie.Line > last {
+				t.Fatalf("error %v is not an *InputError naming a line from %d to %d", err, first, last)
 			}
 			if why := strictjson.Unreadable(ie.Msg); why != "" {
 				t.Fatalf("the message shows %s: %q", why, ie.Msg)

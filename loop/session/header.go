@@ -3,7 +3,10 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/turnsim/turnsim/internal/strictjson"
 )
 
 // Format versions. turnsim reads v0 and v1 and writes v1 (SPEC 11).
@@ -50,8 +53,8 @@ func parseHeader(line []byte) (h Header, err error) {
 	var typ string
 	for _, f := range fields {
 		if f.Key == "type" {
-			if err := json.Unmarshal(f.Value, &typ); err != nil {
-				return h, fmt.Errorf("header type: %v", err)
+			if err := headerField(f, &typ); err != nil {
+				return h, err
 			}
 		}
 	}
@@ -66,7 +69,7 @@ func parseHeader(line []byte) (h Header, err error) {
 			}
 			var v json.Number
 			if err := json.Unmarshal(f.Value, &v); err != nil {
-				return h, fmt.Errorf("header version: %v", err)
+				return h, fmt.Errorf("header version %s is not an integer", strictjson.Show(f.Value))
 			}
 			n, err := v.Int64()
 			if err != nil {
@@ -86,19 +89,19 @@ func parseHeader(line []byte) (h Header, err error) {
 		switch f.Key {
 		case "type", "version":
 		case "id":
-			err = json.Unmarshal(f.Value, &h.ID)
+			err = headerField(f, &h.ID)
 		case "createdAt":
-			err = json.Unmarshal(f.Value, &h.CreatedAt)
+			err = headerField(f, &h.CreatedAt)
 		case "cwd":
-			err = json.Unmarshal(f.Value, &h.Cwd)
+			err = headerField(f, &h.Cwd)
 		case "parentSession":
-			err = json.Unmarshal(f.Value, &h.ParentSession)
+			err = headerField(f, &h.ParentSession)
 		case "seedLength":
-			err = json.Unmarshal(f.Value, &h.SeedLength)
+			err = headerField(f, &h.SeedLength)
 		case "origin":
-			err = json.Unmarshal(f.Value, &h.Origin)
+			err = headerField(f, &h.Origin)
 		case "delegationDepth":
-			err = json.Unmarshal(f.Value, &h.DelegationDepth)
+			err = headerField(f, &h.DelegationDepth)
 		case "agentPreset":
 			h.AgentPreset = f.Value
 		default:
@@ -108,7 +111,7 @@ func parseHeader(line []byte) (h Header, err error) {
 			h.Extra = append(h.Extra, f)
 		}
 		if err != nil {
-			return h, fmt.Errorf("header %s: %v", f.Key, err)
+			return h, err
 		}
 	}
 	if h.ID == "" {
@@ -118,6 +121,22 @@ func parseHeader(line []byte) (h Header, err error) {
 		return h, fmt.Errorf("header createdAt %d is negative", h.CreatedAt)
 	}
 	return h, nil
+}
+
+// headerField decodes one header field. encoding/json's own error names
+// Go's types ("cannot unmarshal number -1e+308 into Go value of type
+// int64"); this one names the field, the kind of value it takes and the
+// value as the log gives it.
+func headerField(f Field, dst any) error {
+	if err := json.Unmarshal(f.Value, dst); err != nil {
+		want := "a valid value"
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			want = goTypeName(te.Type.String())
+		}
+		return fmt.Errorf("header %s must be %s, got %s", f.Key, want, strictjson.Show(f.Value))
+	}
+	return nil
 }
 
 // WriteLine writes the header line for the given version, optional fields

@@ -127,6 +127,11 @@ func (r *Reader) Close() error {
 // (events are always returned in their v1 form).
 func (r *Reader) Header() Header { return r.header }
 
+// Line is the number of the line the last event Next returned was read
+// from: a packed row's members share their row's line, and crash repair's
+// closers the last line's. A check that refuses an event names it.
+func (r *Reader) Line() int { return r.line }
+
 // TornTailLine is the number of a final line without newline that was
 // ignored (SPEC 1.1), or 0.
 func (r *Reader) TornTailLine() int { return r.tornTailLine }
@@ -163,7 +168,8 @@ func (r *Reader) readLine() ([]byte, error) {
 			return nil, r.fail(r.line+1, "read: %v", err)
 		}
 		r.line++
-		if max := limits.Current.LineBytes; int64(len(line)) > max+1 {
+		// The line holds its newline; max+1 would wrap at the largest bound.
+		if max := limits.Current.LineBytes; int64(len(line))-1 > max {
 			return nil, r.fail(r.line, "%v", &limits.Exceeded{What: "a line of " + limits.Bytes(int64(len(line))), Limit: limits.Bytes(max), Flag: limits.FlagLineBytes})
 		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {

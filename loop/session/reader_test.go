@@ -3,6 +3,7 @@ package session_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/turnsim/turnsim/internal/limits"
 	"github.com/turnsim/turnsim/internal/sharedlogs"
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -286,6 +289,56 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("err = %q (line %d), want line %d and %q", err, ie.Line, tt.line, tt.want)
 			}
 		})
+	}
+}
+
+// TestHeaderMessagesNameNoGoType: a header field of the wrong kind is
+// refused with the field, the kind it takes and the value as written;
+// encoding/json's own words once reached the user ("json: cannot
+// unmarshal number -1e+308 into Go value of type int64").
+func TestHeaderMessagesNameNoGoType(t *testing.T) {
+	for _, row := range []struct {
+		why, fields string // the header's fields after type
+		want        string
+	}{
+		{"a createdAt past int64", `"version":1,"id":"s","createdAt":-1e308`, "header createdAt must be an integer, got -1e308"},
+		{"a fractional createdAt", `"version":1,"id":"s","createdAt":1.5`, "header createdAt must be an integer, got 1.5"},
+		{"an id that is a number", `"version":1,"id":5,"createdAt":0`, "header id must be a string, got 5"},
+		{"a cwd that is an object", `"version":1,"id":"s","createdAt":0,"cwd":{"a":1}`, `header cwd must be a string, got {"a":1}`},
+		{"a seedLength that is a string", `"version":1,"id":"s","createdAt":0,"seedLength":"3"`, `header seedLength must be an integer, got "3"`},
+		{"a delegationDepth past int", `"version":1,"id":"s","createdAt":0,"delegationDepth":1e30`, "header delegationDepth must be an integer, got 1e30"},
+		{"an origin that is a list", `"version":1,"id":"s","createdAt":0,"origin":[1]`, "header origin must be a string, got [1]"},
+		{"a version that does not fit int64", `"version":99999999999999999999,"id":"s","createdAt":0`, "header version 99999999999999999999 is not an integer"},
+	} {
+		log := `{"type":"session",` + row.fields + "}\n"
+		_, _, err := session.ReadAll(strings.NewReader(log), session.ReadOptions{Name: "h.jsonl"})
+		var ie *session.InputError
+		if !errors.As(err, &ie) {
+			t.Errorf("%s: err = %v, want an *InputError", row.why, err)
+			continue
+		}
+		if ie.Line != 1 || ie.Msg != row.want {
+			t.Errorf("%s: line %d %q, want line 1 %q", row.why, ie.Line, ie.Msg, row.want)
+		}
+		if why := strictjson.Unreadable(ie.Msg); why != "" {
+			t.Errorf("%s: the message shows %s: %q", row.why, why, ie.Msg)
+		}
+	}
+	typeLog := `{"type":1,"version":1,"id":"s","createdAt":0}` + "\n"
+	if _, _, err := session.ReadAll(strings.NewReader(typeLog), session.ReadOptions{}); err == nil || strictjson.Unreadable(err.Error()) != "" {
+		t.Errorf("a type that is a number: %v", err)
+	}
+}
+
+// TestLineBoundAtItsLargest: the largest --max-line-bytes reads every
+// line; the newline it allowed for once wrapped the bound negative, and
+// every line was over it.
+func TestLineBoundAtItsLargest(t *testing.T) {
+	saved := limits.Current
+	defer func() { limits.Current = saved }()
+	limits.Current.LineBytes = math.MaxInt64
+	if _, _, err := session.ReadAll(strings.NewReader(sampleV0), session.ReadOptions{}); err != nil {
+		t.Errorf("the largest bound: %v", err)
 	}
 }
 
