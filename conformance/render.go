@@ -64,7 +64,9 @@ func RenderHooks(chromium, dir string) (Hooks, func()) {
 			return err
 		}
 		if chat, err := b.Chat(); err == nil {
-			atomicfile.Write(filepath.Join(dir, name+".html"), []byte(chat))
+			if err := atomicfile.Write(filepath.Join(dir, name+".html"), []byte(chat)); err != nil {
+				return err
+			}
 		}
 		data, _ := json.MarshalIndent(r, "", "  ")
 		return atomicfile.Write(filepath.Join(dir, name+".json"), append(data, '\n'))

@@ -104,6 +104,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	t, err := resolveTarget(*seed, sf, files)
+	if err == nil {
+		err = checkOutputs(files, output{"--trace", *trace}, output{"--html", *htmlOut})
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun replay: %v\n", err)
 		return exitUsage
@@ -188,6 +191,9 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	t, err := resolveTarget(*seed, sf, files)
+	if err == nil {
+		err = checkOutputs(files, output{"--out", *out})
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun shrink: %v\n", err)
 		return exitUsage

@@ -76,6 +76,12 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	if fi, err := os.Stat(*trace); *trace != "" && err == nil && fi.IsDir() {
 		intoFolder = true
 	}
+	if !intoFolder {
+		if err := checkOutputs(files, output{"--trace", *trace}); err != nil {
+			fmt.Fprintf(stderr, "simrun scenario: %v\n", err)
+			return exitUsage
+		}
+	}
 	var nViolations, nErrors int
 	written := map[string]string{} // a log written into the folder → its scenario file
 	for _, file := range files {

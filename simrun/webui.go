@@ -90,7 +90,10 @@ func runWebUI(args []string, stdout, stderr io.Writer) int {
 		return exitInternal
 	}
 	if chat, err := b.Chat(); err == nil {
-		atomicfile.Write(filepath.Join(*out, "ui.html"), []byte(chat))
+		if err := atomicfile.Write(filepath.Join(*out, "ui.html"), []byte(chat)); err != nil {
+			fmt.Fprintf(stderr, "simrun webui: %v\n", err)
+			return exitInternal
+		}
 	}
 	data, _ := json.MarshalIndent(conformance.Render{BeforeSeq: -1, Rows: rows, Screenshot: "ui.png"}, "", "  ")
 	if err := writeAtomically(filepath.Join(*out, "ui.json"), func(w io.Writer) error { _, err := w.Write(append(data, '\n')); return err }); err != nil {

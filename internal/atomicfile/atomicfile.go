@@ -2,12 +2,25 @@
 // writes (corpus entries, logs, reports, pages, goldens) goes through it,
 // so that a reader, or a run stopped half way by Ctrl-C, never sees part
 // of one.
+//
+// A write replaces the file at its path by a rename, so it refuses a path
+// that exists and is not a regular file: renaming over a device, a named
+// pipe or a socket would replace the node itself (as root, --html
+// /dev/full once replaced the system's /dev/full with a page) and nothing
+// would reach what it stands for. A symbolic link to a regular file is
+// written through: its target is replaced, and the link stays.
 package atomicfile
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
+
+	"github.com/turnsim/turnsim/internal/inputfile"
 )
 
 // Mode is the mode of every file written, whatever the umask: readable by
@@ -26,10 +39,109 @@ func Write(path string, data []byte) error {
 
 // WriteWith writes what write produces to path, atomically: if write
 // fails, path is left as it was.
-func WriteWith(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+func WriteWith(path string, write func(io.Writer) error) error {
+	target, err := Target(path)
 	if err != nil {
 		return err
+	}
+	tmp, err := writeTemp(target, write)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, target); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// WriteNew writes data to path unless a file of that name is already
+// there, and says whether it wrote it: the first writer wins, whichever
+// process it is in (the temporary file is linked to the name, which fails
+// when the name exists, where a rename would replace the earlier file).
+// A failed write returns written false with the error.
+func WriteNew(path string, data []byte) (written bool, err error) {
+	target, err := Target(path)
+	if err != nil {
+		return false, err
+	}
+	if _, err := os.Lstat(target); err == nil {
+		return false, nil // already there: no need to write it again
+	}
+	tmp, err := writeTemp(target, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp)
+	err = os.Link(tmp, target)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrExist):
+		// Another writer was first; what it wrote must be a file.
+		if _, err := Target(target); err != nil {
+			return false, err
+		}
+		return false, nil
+	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.EOPNOTSUPP):
+		// A file system without hard links (some FUSE and FAT mounts):
+		// a rename after a look, which two processes may race.
+		if _, err := os.Lstat(target); err == nil {
+			return false, nil
+		}
+		if err := os.Rename(tmp, target); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	return false, err
+}
+
+// Target is the file a write to path replaces: path itself, or the
+// regular file a symbolic link at path leads to. A path that exists and
+// is not a regular file, or a link that leads nowhere, is refused with
+// what it is.
+func Target(path string) (string, error) {
+	refuse := func(what string) (string, error) {
+		return "", &fs.PathError{Op: "write", Path: path, Err: errors.New(what)}
+	}
+	link, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	target := path
+	if link.Mode()&fs.ModeSymlink != 0 {
+		target, err = filepath.EvalSymlinks(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return refuse("a symbolic link to a file that does not exist: not followed (write to the file it names, or remove the link)")
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		return "", err
+	}
+	if !info.Mode().IsRegular() {
+		return refuse(fmt.Sprintf("exists and is not a regular file (%s): not replaced", inputfile.Kind(info.Mode())))
+	}
+	return target, nil
+}
+
+// writeTemp writes what write produces into a temporary file beside
+// target, with Mode, synced and closed, and returns its name; on an error
+// it leaves none.
+func writeTemp(target string, write func(io.Writer) error) (name string, err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
+	if err != nil {
+		return "", err
 	}
 	defer func() {
 		if err != nil {
@@ -38,16 +150,16 @@ func WriteWith(path string, write func(io.Writer) error) (err error) {
 		}
 	}()
 	if err = write(tmp); err != nil {
-		return err
+		return "", err
 	}
 	if err = tmp.Chmod(Mode); err != nil {
-		return err
+		return "", err
 	}
 	if err = tmp.Sync(); err != nil {
-		return err
+		return "", err
 	}
 	if err = tmp.Close(); err != nil {
-		return err
+		return "", err
 	}
-	return os.Rename(tmp.Name(), path)
+	return tmp.Name(), nil
 }

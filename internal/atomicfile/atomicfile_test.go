@@ -5,6 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -50,5 +55,137 @@ func TestFailedWriteLeavesTheOldFile(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("the folder holds %d files, want 1: a temporary was left", len(entries))
+	}
+}
+
+// TestWriteRefusesWhatIsNotAFile: a path that exists and is not a
+// regular file is refused and left as it was, since the rename would
+// replace the node itself and nothing would reach what it stands for; a
+// link to a file is written through.
+func TestWriteRefusesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "page.html")
+	if err := os.WriteFile(file, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A character device of our own (the numbers of /dev/full), never a
+	// system one: only root may make it.
+	device := filepath.Join(dir, "full")
+	haveDevice := syscall.Mknod(device, syscall.S_IFCHR|0o666, int(1<<8|7)) == nil
+	symlink := func(name, to string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Symlink(to, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	toFifo := symlink("to-fifo", fifo)
+	toNothing := symlink("to-nothing", filepath.Join(dir, "missing"))
+	toFile := symlink("to-file", file)
+	folder := filepath.Join(dir, "folder")
+	os.Mkdir(folder, 0o755)
+
+	for _, c := range []struct {
+		name, path string
+		skip       bool
+		wantErr    string // "" for a write that must land
+	}{
+		{"a device of our own, as /dev/full was", device, !haveDevice, "not a regular file (a device)"},
+		{"a named pipe", fifo, false, "not a regular file (a named pipe)"},
+		{"a link to a named pipe, as /proc/self/fd/1 can be", toFifo, false, "not a regular file (a named pipe)"},
+		{"a link to nothing: where it would write is a guess", toNothing, false, "does not exist: not followed"},
+		{"a folder", folder, false, "not a regular file (a folder)"},
+		{"a link to a file: written through", toFile, false, ""},
+		{"a new name", filepath.Join(dir, "new.html"), false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.skip {
+				t.Skip("mknod needs root")
+			}
+			before, _ := os.Lstat(c.path)
+			err := Write(c.path, []byte("new"))
+			if c.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Write: %v", err)
+				}
+				if b, _ := os.ReadFile(c.path); string(b) != "new" {
+					t.Errorf("reads %q, want the new content", b)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) || !strings.Contains(err.Error(), c.path) {
+				t.Fatalf("Write: %v, want an error naming %s and saying %q", err, c.path, c.wantErr)
+			}
+			after, _ := os.Lstat(c.path)
+			if before.Mode() != after.Mode() {
+				t.Errorf("the node changed from %v to %v", before.Mode(), after.Mode())
+			}
+			if _, err := WriteNew(c.path, []byte("new")); err == nil {
+				t.Errorf("WriteNew took it")
+			}
+		})
+	}
+	if info, _ := os.Lstat(toFile); info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link to a file was replaced by a file: its target should have been written")
+	}
+	if b, _ := os.ReadFile(file); string(b) != "new" {
+		t.Errorf("the link's target reads %q, want the new content", b)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
+	if len(leftovers) > 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+// TestWriteNewFirstWriterWins: of many writers of one name at once,
+// exactly one writes it and the file holds what that one wrote (a rename
+// would let the last one win, so which seed a corpus entry holds would
+// depend on scheduling).
+func TestWriteNewFirstWriterWins(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "entry.json")
+	const writers = 16
+	written := make([]bool, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			ok, err := WriteNew(path, []byte(strconv.Itoa(i)))
+			if err != nil {
+				t.Error(err)
+			}
+			written[i] = ok
+		})
+	}
+	wg.Wait()
+	winner := slices.Index(written, true)
+	if n := len(slices.DeleteFunc(slices.Clone(written), func(b bool) bool { return !b })); n != 1 {
+		t.Fatalf("%d writers say they wrote it, want exactly 1", n)
+	}
+	if b, _ := os.ReadFile(path); string(b) != strconv.Itoa(winner) {
+		t.Errorf("the file holds %q, want writer %d's", b, winner)
+	}
+	if ok, err := WriteNew(path, []byte("later")); ok || err != nil {
+		t.Errorf("a later WriteNew: written %v, err %v; want false, nil", ok, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the folder holds %d files, want 1: temporaries were left", len(entries))
+	}
+}
+
+// TestWriteNewFailureIsNotWritten: a write that fails says so, and
+// written is false (an entry reported as written that was not once lost
+// two of three corpus entries on a full disk).
+func TestWriteNewFailureIsNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	os.WriteFile(blocker, nil, 0o644)
+	// A folder that cannot be: a file stands where it would be.
+	ok, err := WriteNew(filepath.Join(blocker, "entry.json"), []byte("{}"))
+	if ok || err == nil {
+		t.Errorf("written %v, err %v; want false and the error", ok, err)
 	}
 }

@@ -1,0 +1,89 @@
+package simrun
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/turnsim/turnsim/faults"
+)
+
+// TestOutputsThatCannotBeMeant: an output that is a device, a named pipe,
+// or a link to one, two outputs that are one file, and an output that is
+// the command's input are refused before any work, with exit 2, and the
+// path is left as it was (the atomic rename once replaced a device node
+// with an HTML page, and --trace and --html on one path let one overwrite
+// the other).
+func TestOutputsThatCannotBeMeant(t *testing.T) {
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	fifo := at("fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A device of our own with /dev/full's numbers; never a system one.
+	device := at("full")
+	haveDevice := syscall.Mknod(device, syscall.S_IFCHR|0o666, 1<<8|7) == nil
+	toFifo := at("stdout-like")
+	os.Symlink(fifo, toFifo)
+	entry := at("entry.json")
+	os.WriteFile(at("page.html"), []byte("old"), 0o644)
+	os.Link(at("page.html"), at("same-page.html"))
+	// A corpus entry to replay, written by a run against a mutant.
+	if status, out, _ := simrun("run", "--seeds", "50", "--mutant", "retry-auth", "--corpus", at("corpus")); status != exitViolation {
+		t.Fatalf("making an entry: status %d\n%s", status, out)
+	}
+	loaded := faults.LoadCorpus(at("corpus"))
+	if len(loaded) == 0 {
+		t.Fatal("no entry written")
+	}
+	data, _ := os.ReadFile(loaded[0].Path)
+	os.WriteFile(entry, data, 0o644)
+
+	for _, tt := range []struct {
+		why  string
+		args []string
+		skip bool
+		want string
+	}{
+		{"--html on a device", []string{"replay", "--seed", "1", "--html", device}, !haveDevice, "--html: write " + device + ": exists and is not a regular file (a device): not replaced"},
+		{"budget's page on a device, refused before the run", []string{"budget", "--policy", "default", "--runs", "10", "--html", device}, !haveDevice, "not a regular file (a device)"},
+		{"--trace on a named pipe", []string{"replay", "--seed", "1", "--trace", fifo}, false, "--trace: write " + fifo + ": exists and is not a regular file (a named pipe)"},
+		{"--html on a link to a pipe, as /proc/self/fd/1 may be", []string{"replay", "--seed", "1", "--html", toFifo}, false, "not a regular file (a named pipe)"},
+		{"shrink --out on a pipe", []string{"shrink", "--seed", "1", "--mutant", "retry-auth", "--out", fifo}, false, "--out: write " + fifo},
+		{"--trace and --html on one path", []string{"replay", "--seed", "1", "--trace", at("x.jsonl"), "--html", at("x.jsonl")}, false, "--html " + at("x.jsonl") + ": the same file as --trace " + at("x.jsonl")},
+		{"two names of one file", []string{"replay", "--seed", "1", "--trace", at("page.html"), "--html", at("same-page.html")}, false, "the same file as --trace"},
+		{"the output is the entry replayed", []string{"replay", entry, "--trace", entry}, false, "--trace " + entry + ": the same file as the input " + entry},
+		{"shrink's scenario over its entry", []string{"shrink", entry, "--out", entry}, false, "the same file as the input"},
+		{"a scenario's log over the scenario", []string{"scenario", at("page.html"), "--trace", at("page.html")}, false, "--trace " + at("page.html") + ": the same file as the input"},
+		{"a scenario's log on a pipe", []string{"scenario", at("page.html"), "--trace", fifo}, false, "not a regular file (a named pipe)"},
+		{"budget's page over its policy file", []string{"budget", "--policy", at("page.html"), "--html", at("page.html")}, false, "the same file as the input"},
+	} {
+		t.Run(tt.why, func(t *testing.T) {
+			if tt.skip {
+				t.Skip("mknod needs root")
+			}
+			before := nodes(dir)
+			status, out, errOut := simrun(tt.args...)
+			if status != exitUsage || !strings.Contains(errOut, tt.want) {
+				t.Errorf("status %d, want %d with %q\n%s%s", status, exitUsage, tt.want, out, errOut)
+			}
+			if after := nodes(dir); after != before {
+				t.Errorf("the folder changed:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+// nodes lists a folder's names with their kinds and sizes.
+func nodes(dir string) string {
+	entries, _ := os.ReadDir(dir)
+	var b strings.Builder
+	for _, e := range entries {
+		info, _ := os.Lstat(filepath.Join(dir, e.Name()))
+		b.WriteString(e.Name() + ":" + info.Mode().String() + ":" + strings.Repeat("#", int(min(info.Size(), 8))) + " ")
+	}
+	return b.String()
+}
