@@ -21,8 +21,10 @@ func (w *World) plug(p Listener, random loop.Random) {
 	if p.New == nil {
 		panic(fmt.Sprintf("listener %q has no constructor (New)", p.Name))
 	}
-	if l := p.New(env); l != nil {
-		w.agent.AddRequestErrorListener(AgentName(p.Name), l)
+	var l loop.RequestErrorListener
+	w.guard(p.Name, func() { l = p.New(env) })
+	if l != nil {
+		w.agent.AddRequestErrorListener(AgentName(p.Name), w.guarded(p.Name, l))
 	}
 }
 

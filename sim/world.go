@@ -1,11 +1,14 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
@@ -38,9 +41,14 @@ type Result struct {
 	Summaries int
 	Statuses  []loop.Status
 	Warnings  []string
-	// Stopped says why the world stopped the run early (a bound, or a
-	// sleep nothing could end); empty when the agent went idle.
+	// Stopped says why the world stopped the run early (a bound, a sleep
+	// nothing could end, a plug-in that blocked outside virtual time);
+	// empty when the agent went idle.
 	Stopped string
+	// Blocked names the plug-in that blocked outside virtual time, when
+	// one did: the run would never have ended, and running it again
+	// blocks again (guard.go).
+	Blocked string
 	// Facts are what the run knows beyond its log, for the oracle.
 	Facts oracle.Facts
 	// Unfired are the scenario fields (inputs[i], world[i]) whose trigger
@@ -77,6 +85,11 @@ type World struct {
 	answeringThrows bool
 	retryDisposed   bool
 	facts           oracle.Facts
+	// blockedAfter is the plug-ins' watchdog (guard.go); abandoned says
+	// it fired.
+	blockedAfter time.Duration
+	abandoned    atomic.Bool
+	guardian     *guardian
 }
 
 // triggered is an action placed after the nth append of an event type.
@@ -103,6 +116,10 @@ type Options struct {
 	Attempts loop.AttemptPath
 	// Derive is the Web view under test; nil means view.Derive.
 	Derive func([]session.Event) view.Nodes
+	// BlockedAfter is how long in real time a plug-in's call may take
+	// before the run is stopped as blocked outside virtual time (0:
+	// DefaultBlockedAfter).
+	BlockedAfter time.Duration
 }
 
 // View is the Web view under test.
@@ -126,7 +143,8 @@ func Run(s *Scenario) *Result { return RunWith(s, Options{}) }
 
 // RunWith is Run with options.
 func RunWith(s *Scenario, opts Options) (res *Result) {
-	w := &World{scenario: s, counts: map[string]int{}, facts: oracle.Facts{MaxOverflowRetries: -1, IdleAfterDisposal: -1}}
+	w := &World{scenario: s, counts: map[string]int{}, facts: oracle.Facts{MaxOverflowRetries: -1, IdleAfterDisposal: -1},
+		blockedAfter: cmp.Or(opts.BlockedAfter, DefaultBlockedAfter)}
 	if s.Compaction != nil {
 		w.facts.MaxOverflowRetries = s.Compaction.MaxOverflowRetries
 	}
@@ -152,12 +170,17 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 	// constructor runs next.
 	res = &Result{}
 	defer func() {
+		w.stopGuardian()
 		if r := recover(); r != nil {
 			switch r := r.(type) {
 			case stalled:
 				res.Stopped = fmt.Sprintf("stalled at %v ms: a sleep without deadline, and no world action left to end it", ms(r.at))
 			case bounded:
 				res.Stopped = fmt.Sprintf("stopped at the bound of %d events", r.events)
+			case blocked:
+				res.Stopped, res.Blocked = r.String(), r.listener
+			case pluginPanic:
+				res.Facts.Panic = fmt.Sprintf("%v\n%s", r.value, r.stack)
 			default:
 				// A panic of the system under test is a finding, not a
 				// crash of turnsim.
