@@ -3,12 +3,15 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/sim"
@@ -136,7 +139,11 @@ func TestCheckRefusesBadSettings(t *testing.T) {
 		{"the name of a test listener", []Option{Listeners(sim.Listener{Name: "throw", New: retryServer(false).New})}, nil, `listener "throw": the name of one of turnsim's test listeners`},
 		{"a fault kind that does not exist", []Option{Faults("no-such-kind")}, nil, `campaign.Faults: unknown fault kind "no-such-kind"`},
 		{"a negative count", []Option{Runs(-1)}, nil, `campaign.Runs(-1): want a positive count`},
-		{"a seed that is no number, named by the variable it came from", nil, map[string]string{"SIM_SEED": "twelve"}, `SIM_SEED "twelve"`},
+		{"a count of none, which once ran the default 1,000", []Option{Runs(0)}, nil, `campaign.Runs(0): want a positive count`},
+		{"seeds past 2^64−1, which would wrap to 0", []Option{From(math.MaxUint64 - 5), Runs(10)}, nil, `run past the last seed`},
+		{"a seed in Go's 0o form", nil, map[string]string{"SIM_SEED": "0o17"}, `SIM_SEED: seed "0o17" is not an unsigned integer (decimal or 0x…)`},
+		{"a seed with Go's digit separators", nil, map[string]string{"SIM_SEED": "1_000"}, `SIM_SEED: seed "1_000" is not an unsigned integer`},
+		{"a seed that is no number, named by the variable it came from", nil, map[string]string{"SIM_SEED": "twelve"}, `SIM_SEED: seed "twelve"`},
 		{"a count that is no count", nil, map[string]string{"SIM_RUNS": "-3"}, `SIM_RUNS "-3"`},
 		{"a duration that is none", nil, map[string]string{"SIM_DURATION": "soon"}, `SIM_DURATION "soon"`},
 		{"a mutant the zoo does not have", nil, map[string]string{"SIM_MUTANT": "nope"}, `SIM_MUTANT "nope": no such mutant`},
@@ -215,15 +222,31 @@ func TestUnexercisedListenerFails(t *testing.T) {
 	}
 }
 
-// TestCheckFailsWhenNoSeedRan: a duration over before the first seed
-// checks nothing, and says so instead of passing.
-func TestCheckFailsWhenNoSeedRan(t *testing.T) {
+// TestADurationRunsASeedAtLeast: a duration over before the first seed
+// still runs it (no seed once ran, and a campaign that checked nothing
+// passed), and says how many ran.
+func TestADurationRunsASeedAtLeast(t *testing.T) {
 	withoutSimEnv(t)
 	t.Setenv("SIM_DURATION", "1ns")
 	r := &recorder{name: "TestX"}
 	check(r, Corpus(t.TempDir()))
-	if len(r.errors) != 1 || !strings.HasPrefix(r.errors[0], "campaign: no seed ran") {
-		t.Errorf("errors %q", r.errors)
+	if len(r.errors) != 0 || len(r.logs) != 1 || !regexp.MustCompile(`^campaign: \d+ seeds? from 0x1, \d+ events, no violation$`).MatchString(r.logs[0]) {
+		t.Errorf("errors %q, logs %q", r.errors, r.logs)
+	}
+	sum := Run(context.Background(), Config{First: 1, Duration: time.Nanosecond}, func(*Result) {})
+	if sum.Runs < 1 {
+		t.Errorf("Run with a duration of 1ns ran %d seeds, want at least 1", sum.Runs)
+	}
+}
+
+// TestSeedsNeverWrap: a count past 2^64−1 stops there instead of going
+// on from seed 0.
+func TestSeedsNeverWrap(t *testing.T) {
+	var seeds []string
+	sum := Run(context.Background(), Config{First: math.MaxUint64 - 2, Count: 10, NoShrink: true}, func(r *Result) { seeds = append(seeds, r.Seed) })
+	want := []string{"0xfffffffffffffffd", "0xfffffffffffffffe", "0xffffffffffffffff"}
+	if diff := cmp.Diff(want, seeds); diff != "" || sum.Runs != 3 {
+		t.Errorf("%d runs; seeds (-want +got):\n%s", sum.Runs, diff)
 	}
 }
 
@@ -244,5 +267,49 @@ func TestAReplacementIsNamedInItsReproduction(t *testing.T) {
 	bad, _ := ReplayCorpus(corpus, "", sim.Options{}, func(CorpusResult) {})
 	if bad != 1 {
 		t.Errorf("the entry replayed without the listener it was made with: %d refused, want 1", bad)
+	}
+}
+
+// TestCheckReportsAListenerThatBlocks: a listener that waits on the real
+// world (here the turn signal, which only the world cancels, and the world
+// waits for the listener) fails the test with one failure naming it, once
+// the watchdog's real time has passed (go test once died of "all
+// goroutines are asleep - deadlock!"), and the campaign stops there
+// instead of waiting it out on every seed; the failure is not shrunk
+// (each run of it waits out the watchdog again) and is kept.
+func TestCheckReportsAListenerThatBlocks(t *testing.T) {
+	withoutSimEnv(t)
+	waits := sim.Listener{Name: "waits", MaxRetries: 1, Codes: []string{"SERVER"}, New: func(env sim.Env) loop.RequestErrorListener {
+		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
+			<-ev.Signal.Done()
+			return next()
+		}
+	}}
+	watchdog := Option(func(s *settings) { s.blockedAfter = 20 * time.Millisecond })
+	corpus := t.TempDir()
+	r := &recorder{name: "TestMine"}
+	check(r, Listeners(waits), Runs(1000), Corpus(corpus), watchdog)
+	if r.fatal != "" || len(r.errors) != 1 {
+		t.Fatalf("fatal %q, errors %q: want one failure", r.fatal, r.errors)
+	}
+	got := r.errors[0]
+	for _, want := range []string{`turn-terminates`, `listener "waits" blocked outside virtual time: no answer after 20ms of real time`,
+		"shrunk plan (", " 0 shrink runs", "-sim.seed=", "corpus: testdata/"} {
+		if !strings.Contains(got, want) && !strings.Contains(got, strings.Replace(want, "testdata/", corpus, 1)) {
+			t.Errorf("the failure does not say %q:\n%s", want, got)
+		}
+	}
+	if !strings.Contains(got, "the only failing seed of ") {
+		t.Errorf("the campaign went on after the block:\n%s", got)
+	}
+
+	c, err := (&settings{first: 1, corpus: corpus, listeners: []sim.Listener{waits}, blockedAfter: 20 * time.Millisecond}).config(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := Run(context.Background(), c, func(*Result) {})
+	if sum.Blocked != "waits" || sum.Interrupted || sum.Runs == int(c.Count) ||
+		!strings.Contains(sum.String(), `(stopped: listener "waits" blocked outside virtual time)`) {
+		t.Errorf("blocked %q, interrupted %v, %d of %d seeds ran, %q: want the campaign stopped at the block", sum.Blocked, sum.Interrupted, sum.Runs, c.Count, sum)
 	}
 }

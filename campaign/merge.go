@@ -3,6 +3,7 @@ package campaign
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,27 +40,42 @@ type Merged struct {
 // ShardSummary is the summary object a shard prints last; merged, it
 // carries no shard.
 type ShardSummary struct {
-	Runs         int    `json:"runs"`
-	Violations   int    `json:"violations"`
-	Events       int    `json:"events"`
-	CorpusErrors int    `json:"corpusErrors"`
-	Interrupted  bool   `json:"interrupted"`
-	Shard        string `json:"shard,omitempty"`
+	Runs         int `json:"runs"`
+	Violations   int `json:"violations"`
+	Events       int `json:"events"`
+	Internal     int `json:"internal"`
+	CorpusErrors int `json:"corpusErrors"`
+	// CorpusNotWritten counts the failing seeds whose entry could not be
+	// written.
+	CorpusNotWritten int    `json:"corpusNotWritten"`
+	Interrupted      bool   `json:"interrupted"`
+	Shard            string `json:"shard,omitempty"`
 	// Campaign names the run the shard belongs to (its first seed, its
-	// count or duration, its flags, turnsim's version).
+	// count or duration, its flags, turnsim's version); Start and Seeds
+	// are its first seed and count as numbers (Seeds 0 under a duration),
+	// for the checks of each shard's seeds.
 	Campaign string `json:"campaign"`
+	Start    string `json:"start"`
+	Seeds    uint64 `json:"seeds,omitempty"`
+}
+
+// JSON is the summary object as simrun run prints it last: the same keys
+// for a whole run, a shard and a merge, so that merged shards are the
+// whole run's bytes.
+func (t ShardSummary) JSON() []byte {
+	b, _ := json.Marshal(t)
+	return b
 }
 
 // Merge merges the shards' outputs. Each shard's summary must be there,
 // with its shard, and the shards must be 0/n … n-1/n, each once; the
-// shards ran with --stats all, or none. An error names the shard's file
-// and line.
+// shards ran with --stats all, or none. What a summary counts is held to
+// the lines above it, and every seed to its shard's share of the
+// campaign's seeds: a shard edited, cut or mixed up with another's is
+// refused rather than merged into figures no run printed. An error names
+// the shard's file and line.
 func Merge(outputs []ShardOutput) (*Merged, error) {
 	fail := func(format string, a ...any) (*Merged, error) { return nil, fmt.Errorf(format, a...) }
-	type seedLine struct {
-		seed uint64
-		raw  []byte
-	}
 	var corpus [][]byte
 	var seeds []seedLine
 	var total ShardSummary
@@ -71,76 +87,19 @@ func Merge(outputs []ShardOutput) (*Merged, error) {
 	seenSeeds := map[uint64]bool{}
 	of := ""
 	for _, o := range outputs {
-		file := o.Name
-		sc := bufio.NewScanner(o.R)
-		// The scanner's limit is the larger of its buffer and its max, so
-		// the first buffer must not be bigger than the limit.
-		maxLine := int(min(limits.Current.LineBytes, 1<<30)) + 1
-		sc.Buffer(make([]byte, min(maxLine, 64<<10)), maxLine)
-		var summary *ShardSummary
-		line := 0
-		for sc.Scan() {
-			line++
-			raw := bytes.TrimSpace(sc.Bytes())
-			if len(raw) == 0 {
-				continue
-			}
-			if summary != nil {
-				return fail("%s:%d: a line after the summary (a shard's summary is its last line)", file, line)
-			}
-			if err := strictjson.Check(raw); err != nil {
-				return fail("%s:%d: %v", file, line, err)
-			}
-			var keys map[string]json.RawMessage
-			if err := json.Unmarshal(raw, &keys); err != nil {
-				return fail("%s:%d: not a JSON object", file, line)
-			}
-			switch {
-			case keys["seed"] != nil:
-				var s struct{ Seed string }
-				json.Unmarshal(raw, &s)
-				n, err := strconv.ParseUint(s.Seed, 0, 64)
-				if err != nil {
-					return fail("%s:%d: seed %s is not an unsigned integer", file, line, strictjson.Printable(strconv.Quote(s.Seed)))
-				}
-				if seenSeeds[n] {
-					return fail("%s:%d: seed %#x appears twice (shards run disjoint seeds)", file, line, n)
-				}
-				seenSeeds[n] = true
-				seeds = append(seeds, seedLine{n, slices.Clone(raw)})
-			case keys["corpusEntry"] != nil:
-				corpus = append(corpus, slices.Clone(raw))
-			case keys["runs"] != nil:
-				summary = &ShardSummary{}
-				if err := json.Unmarshal(raw, summary); err != nil {
-					return fail("%s:%d: summary: %v", file, line, strictjson.Describe(err))
-				}
-				if summary.Runs < 0 || summary.Violations < 0 || summary.Events < 0 || summary.CorpusErrors < 0 {
-					return fail("%s:%d: summary: a negative count", file, line)
-				}
-			case keys["stats"] != nil:
-				var s struct{ Stats faults.Report }
-				if err := json.Unmarshal(raw, &s); err != nil {
-					return fail("%s:%d: stats: %v", file, line, err)
-				}
-				coverage.AddReport(s.Stats)
-				withStats++
-			}
+		sh, err := readShard(o, &coverage)
+		if err != nil {
+			return nil, err
 		}
-		if errors.Is(sc.Err(), bufio.ErrTooLong) {
-			return fail("%s:%d: %v", file, line+1, &limits.Exceeded{What: "a line of more than " + limits.Bytes(limits.Current.LineBytes), Limit: limits.Bytes(limits.Current.LineBytes), Flag: limits.FlagLineBytes})
-		}
-		if err := sc.Err(); err != nil {
-			return fail("%s: %v", file, err)
-		}
-		if summary == nil {
-			return fail("%s: no summary line: was the shard cut short?", file)
+		file, summary := o.Name, sh.summary
+		if sh.stats {
+			withStats++
 		}
 		name := summary.Shard
 		if name == "" {
 			name = "0/1"
 		}
-		_, n, err := splitShard(name)
+		index, n, err := splitShard(name)
 		if err != nil {
 			return fail("%s: shard %s: %v", file, strictjson.Printable(strconv.Quote(name)), err)
 		}
@@ -152,19 +111,32 @@ func Merge(outputs []ShardOutput) (*Merged, error) {
 		if seen[name] {
 			return fail("%s: shard %s appears twice", file, name)
 		}
-		if summary.Campaign == "" {
+		if summary.Campaign == "" || summary.Start == "" {
 			return fail("%s: its summary names no campaign (a shard of an older simrun?)", file)
 		}
 		if total.Campaign == "" {
-			total.Campaign, campaignFile = summary.Campaign, file
-		} else if summary.Campaign != total.Campaign {
+			total.Campaign, total.Start, total.Seeds, campaignFile = summary.Campaign, summary.Start, summary.Seeds, file
+		} else if summary.Campaign != total.Campaign || summary.Start != total.Start || summary.Seeds != total.Seeds {
 			return fail("%s: shard %s of another campaign (%s) than %s's (%s)", file, name, summary.Campaign, campaignFile, total.Campaign)
 		}
+		if err := sh.check(Shard{uint64(index), uint64(n)}); err != nil {
+			return fail("%s: shard %s: %v", file, name, err)
+		}
+		for _, l := range sh.seeds {
+			if seenSeeds[l.seed] {
+				return fail("%s:%d: seed %#x appears twice (shards run disjoint seeds)", file, l.line, l.seed)
+			}
+			seenSeeds[l.seed] = true
+		}
 		seen[name] = true
+		corpus = append(corpus, sh.corpus...)
+		seeds = append(seeds, sh.seeds...)
 		total.Runs += summary.Runs
 		total.Violations += summary.Violations
 		total.Events += summary.Events
+		total.Internal += summary.Internal
 		total.CorpusErrors += summary.CorpusErrors
+		total.CorpusNotWritten += summary.CorpusNotWritten
 		total.Interrupted = total.Interrupted || summary.Interrupted
 	}
 	if withStats > 0 && withStats != len(outputs) {
@@ -176,15 +148,7 @@ func Merge(outputs []ShardOutput) (*Merged, error) {
 			return fail("shard %d/%d is missing", i, n)
 		}
 	}
-	slices.SortStableFunc(seeds, func(a, b seedLine) int {
-		switch {
-		case a.seed < b.seed:
-			return -1
-		case a.seed > b.seed:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(seeds, func(a, b seedLine) int { return cmp.Compare(a.seed, b.seed) })
 	m := &Merged{Corpus: corpus, Summary: total, Shards: n}
 	for _, s := range seeds {
 		m.Seeds = append(m.Seeds, s.raw)
@@ -194,6 +158,161 @@ func Merge(outputs []ShardOutput) (*Merged, error) {
 		m.Stats = &r
 	}
 	return m, nil
+}
+
+// seedLine is a failing seed's line of a shard.
+type seedLine struct {
+	seed uint64
+	line int
+	raw  []byte
+	// What the line says, for the summary's counts.
+	violated, internal, notWritten bool
+}
+
+// shardOutput is one shard's output, read.
+type shardOutput struct {
+	corpus [][]byte
+	// corpusFailed and corpusBad count the corpus lines with violations
+	// and with a read error.
+	corpusFailed, corpusBad int
+	seeds                   []seedLine
+	summary                 ShardSummary
+	stats                   bool
+}
+
+// readShard reads one shard's lines (its coverage added to coverage).
+func readShard(o ShardOutput, coverage *faults.Coverage) (*shardOutput, error) {
+	fail := func(format string, a ...any) (*shardOutput, error) { return nil, fmt.Errorf(format, a...) }
+	file := o.Name
+	sc := bufio.NewScanner(o.R)
+	// The scanner's limit is the larger of its buffer and its max, so
+	// the first buffer must not be bigger than the limit.
+	maxLine := int(min(limits.Current.LineBytes, 1<<30)) + 1
+	sc.Buffer(make([]byte, min(maxLine, 64<<10)), maxLine)
+	sh := &shardOutput{}
+	var summary *ShardSummary
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		if summary != nil {
+			return fail("%s:%d: a line after the summary (a shard's summary is its last line)", file, line)
+		}
+		if err := strictjson.Check(raw); err != nil {
+			return fail("%s:%d: %v", file, line, err)
+		}
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &keys); err != nil {
+			return fail("%s:%d: not a JSON object", file, line)
+		}
+		switch {
+		case keys["seed"] != nil:
+			var s struct {
+				Seed       string
+				Violations []json.RawMessage
+				Internal   string `json:"internalError"`
+				CorpusErr  string `json:"corpusError"`
+			}
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return fail("%s:%d: %v", file, line, strictjson.Describe(err))
+			}
+			n, err := ParseSeed(s.Seed)
+			if err != nil {
+				return fail("%s:%d: %v", file, line, err)
+			}
+			sh.seeds = append(sh.seeds, seedLine{seed: n, line: line, raw: slices.Clone(raw),
+				violated: len(s.Violations) > 0, internal: s.Internal != "", notWritten: s.CorpusErr != ""})
+		case keys["corpusEntry"] != nil:
+			sh.corpus = append(sh.corpus, slices.Clone(raw))
+			switch {
+			case keys["error"] != nil:
+				sh.corpusBad++
+			case keys["violations"] != nil:
+				sh.corpusFailed++
+			}
+		case keys["runs"] != nil:
+			summary = &ShardSummary{}
+			if err := json.Unmarshal(raw, summary); err != nil {
+				return fail("%s:%d: summary: %v", file, line, strictjson.Describe(err))
+			}
+			if summary.Runs < 0 || summary.Violations < 0 || summary.Events < 0 || summary.Internal < 0 || summary.CorpusErrors < 0 || summary.CorpusNotWritten < 0 {
+				return fail("%s:%d: summary: a negative count", file, line)
+			}
+		case keys["stats"] != nil:
+			var s struct{ Stats faults.Report }
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return fail("%s:%d: stats: %v", file, line, strictjson.Describe(err))
+			}
+			coverage.AddReport(s.Stats)
+			sh.stats = true
+		}
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return fail("%s:%d: %v", file, line+1, &limits.Exceeded{What: "a line of more than " + limits.Bytes(limits.Current.LineBytes), Limit: limits.Bytes(limits.Current.LineBytes), Flag: limits.FlagLineBytes})
+	}
+	if err := sc.Err(); err != nil {
+		return fail("%s: %v", file, err)
+	}
+	if summary == nil {
+		return fail("%s: no summary line: was the shard cut short?", file)
+	}
+	sh.summary = *summary
+	return sh, nil
+}
+
+// check holds the shard's summary to its lines, and its seeds to its
+// share of the campaign's.
+func (sh *shardOutput) check(shard Shard) error {
+	t := sh.summary
+	first, err := ParseSeed(t.Start)
+	if err != nil {
+		return fmt.Errorf("summary: start: %v", err)
+	}
+	if shard.Index != 0 && len(sh.corpus) > 0 {
+		return fmt.Errorf("%d corpus lines, but only shard 0 replays the corpus", len(sh.corpus))
+	}
+	violated, internal, notWritten := sh.corpusFailed, 0, 0
+	for _, l := range sh.seeds {
+		// The seed's index in the campaign, which falls to shard index
+		// mod n, and is under the count of a campaign of --seeds.
+		k := l.seed - first
+		switch {
+		case l.seed < first || t.Seeds > 0 && k >= t.Seeds:
+			return fmt.Errorf("seed %#x (line %d) is not one of the campaign's (%d from %s)", l.seed, l.line, t.Seeds, t.Start)
+		case shard.Of > 1 && k%shard.Of != shard.Index:
+			return fmt.Errorf("seed %#x (line %d) is shard %d/%d's, not this one's", l.seed, l.line, k%shard.Of, shard.Of)
+		}
+		if l.violated {
+			violated++
+		}
+		if l.internal {
+			internal++
+		}
+		if l.notWritten {
+			notWritten++
+		}
+	}
+	share := shard.Count(t.Seeds)
+	switch {
+	case t.Seeds > 0 && !t.Interrupted && uint64(t.Runs) != share:
+		return fmt.Errorf("summary: %d runs, but the shard's share of %d seeds is %d", t.Runs, t.Seeds, share)
+	case t.Seeds > 0 && uint64(t.Runs) > share:
+		return fmt.Errorf("summary: %d runs, more than the shard's share of %d seeds, %d", t.Runs, t.Seeds, share)
+	case t.Runs < len(sh.seeds):
+		return fmt.Errorf("summary: %d runs, fewer than its %d failing seed lines", t.Runs, len(sh.seeds))
+	case t.Violations != violated:
+		return fmt.Errorf("summary: %d violations, but its lines show %d (failing seeds and corpus entries)", t.Violations, violated)
+	case t.Internal != internal:
+		return fmt.Errorf("summary: %d internal errors, but its lines show %d", t.Internal, internal)
+	case t.CorpusErrors != sh.corpusBad:
+		return fmt.Errorf("summary: %d corpus errors, but its lines show %d", t.CorpusErrors, sh.corpusBad)
+	case t.CorpusNotWritten != notWritten:
+		return fmt.Errorf("summary: %d corpus entries not written, but its lines show %d", t.CorpusNotWritten, notWritten)
+	}
+	return nil
 }
 
 // Write prints the merged output: the lines one unsharded run prints.
@@ -208,10 +327,7 @@ func (m *Merged) Write(w io.Writer) {
 		b, _ := json.Marshal(map[string]any{"stats": *m.Stats})
 		fmt.Fprintf(w, "%s\n", b)
 	}
-	t := m.Summary
-	b, _ := json.Marshal(map[string]any{"runs": t.Runs, "violations": t.Violations, "events": t.Events,
-		"corpusErrors": t.CorpusErrors, "interrupted": t.Interrupted, "campaign": t.Campaign})
-	fmt.Fprintf(w, "%s\n", b)
+	fmt.Fprintf(w, "%s\n", m.Summary.JSON())
 }
 
 // splitShard reads a shard's "i/n", 0 ≤ i < n.

@@ -62,12 +62,12 @@ func (r *Result) Write(w io.Writer, all bool, repro Repro) {
 		fmt.Fprintf(w, "%s%s\n", prefix, strings.TrimSpace(l))
 	}
 	switch {
+	case r.CorpusErr != "":
+		fmt.Fprintf(w, "  corpus: not written: %s\n", r.CorpusErr)
 	case r.Corpus != "" && r.CorpusNew:
 		fmt.Fprintf(w, "  corpus: %s\n", r.Corpus)
 	case r.Corpus != "":
 		fmt.Fprintf(w, "  corpus: %s (already there: a seed of this run or an earlier one shrank to the same plan)\n", r.Corpus)
-	case r.CorpusErr != "":
-		fmt.Fprintf(w, "  corpus: not written: %s\n", r.CorpusErr)
 	}
 }
 

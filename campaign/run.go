@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -18,8 +19,9 @@ const Version = "0.1.0"
 
 // Config is one campaign.
 type Config struct {
-	// First is the first seed; Count how many seeds. With Duration, seeds
-	// run from First until that much wall time has passed.
+	// First is the first seed; Count how many seeds (never past 2^64−1:
+	// the count stops there). With Duration, seeds run from First until
+	// that much wall time has passed, and at least one runs.
 	First, Count uint64
 	Duration     time.Duration
 	// Workers run seeds in parallel; results come back in seed order and
@@ -76,25 +78,41 @@ type Result struct {
 	GoTest     string            `json:"goTest,omitempty"`
 	Corpus     string            `json:"corpus,omitempty"`
 	// CorpusNew says the entry was written by this seed; false when an
-	// earlier seed had shrunk to the same plan.
+	// earlier seed had shrunk to the same plan. CorpusErr is why the
+	// entry could not be written (Corpus is then empty).
 	CorpusNew bool   `json:"-"`
 	CorpusErr string `json:"corpusError,omitempty"`
 	Internal  string `json:"internalError,omitempty"`
+	// Blocked names the plug-in that blocked outside virtual time in this
+	// run (sim.Result.Blocked): the campaign stops after it, since every
+	// run that reaches it would wait out the watchdog again.
+	Blocked string `json:"blocked,omitempty"`
 	// Exercised is the run's coverage, with Config.Stats.
 	Exercised *faults.Exercised `json:"-"`
 	// Calls and Retries count the plugged-in listeners' answers in this
 	// run (sim.Added of Config.Sim's, in order): how often each was asked,
 	// and answered retry.
 	Calls, Retries []int `json:"-"`
-	// seed is the seed as a number, scenario the plan as shrunk.
+	// seed is the seed as a number, scenario the plan as shrunk, entry
+	// its corpus entry until it is written (record).
 	seed     uint64
 	scenario *sim.Scenario
+	entry    *faults.Entry
+	// verdict is kept for a blocked run, which is investigated from it
+	// rather than run again (it would block again).
+	verdict *faults.Verdict
 }
 
 // Summary is what a campaign adds up to.
 type Summary struct {
 	Runs, Violations, Events, Internal int
-	Coverage                           faults.Coverage
+	// CorpusNotWritten counts the failures whose corpus entry could not
+	// be written (each result says why).
+	CorpusNotWritten int
+	// Blocked names the plug-in that blocked outside virtual time, which
+	// stopped the campaign at that seed.
+	Blocked  string
+	Coverage faults.Coverage
 	// Calls and Retries add up the plugged-in listeners' answers, as in
 	// Result.
 	Calls, Retries []int
@@ -109,6 +127,12 @@ func (s Summary) String() string {
 	if s.Interrupted {
 		note = " (interrupted)"
 	}
+	if s.Blocked != "" {
+		note += fmt.Sprintf(" (stopped: listener %q blocked outside virtual time)", s.Blocked)
+	}
+	if s.CorpusNotWritten > 0 {
+		note += fmt.Sprintf(" (%d corpus entries not written)", s.CorpusNotWritten)
+	}
 	return fmt.Sprintf("%d runs, %d violations, %d events, %.0f runs/s, %.0f events/s%s",
 		s.Runs, s.Violations, s.Events, float64(s.Runs)/secs, float64(s.Events)/secs, note)
 }
@@ -119,14 +143,29 @@ func (s Summary) String() string {
 func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 	began := time.Now()
 	var deadline time.Time
+	// Seeds never wrap past 2^64−1 to 0: that would run seeds nobody
+	// asked for (SeedRange refuses it from the command line).
 	count := c.Count
+	if c.First > 0 && count > math.MaxUint64-c.First+1 {
+		count = math.MaxUint64 - c.First + 1
+	}
 	if c.Duration > 0 {
 		deadline = began.Add(c.Duration)
-		count = ^uint64(0) - c.First
+		count = math.MaxUint64 - c.First
 	}
 	count = c.Shard.Count(count)
 	var sum Summary
 	c.run(ctx, count, deadline, func(res *Result) {
+		if sum.Blocked != "" {
+			return // after the block, in seed order: see run
+		}
+		if res.Blocked != "" {
+			sum.Blocked = res.Blocked
+		}
+		c.record(res)
+		if res.CorpusErr != "" {
+			sum.CorpusNotWritten++
+		}
 		sum.Runs++
 		sum.Events += res.Events
 		if len(res.Violations) > 0 {
@@ -154,15 +193,25 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 
 // run hands each result to emit, in seed order, under a lock; it holds
 // only the results that finished ahead of an earlier seed (at most about
-// one per worker).
+// one per worker). A seed whose plug-in blocked outside virtual time stops
+// the handing out of seeds: the runs after it would each wait out the
+// watchdog (seconds of real time) to the same finding. (Those already
+// running finish; Run drops what comes after the block in seed order, so
+// that the output is the same at any number of workers.)
 func (c *Config) run(ctx context.Context, count uint64, deadline time.Time, emit func(*Result)) {
 	var mu sync.Mutex
 	done := map[uint64]*Result{}
 	next, emitted := uint64(0), uint64(0)
+	halted := false
 	take := func() (uint64, bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		if next >= count || ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline)) {
+		if halted {
+			return 0, false
+		}
+		// The first seed runs whatever the deadline: a campaign that
+		// checked nothing must not read as a clean one.
+		if next >= count || ctx.Err() != nil || (next > 0 && !deadline.IsZero() && time.Now().After(deadline)) {
 			return 0, false
 		}
 		i := next
@@ -179,6 +228,7 @@ func (c *Config) run(ctx context.Context, count uint64, deadline time.Time, emit
 				}
 				res := c.safely(c.First + c.Shard.SeedIndex(i))
 				mu.Lock()
+				halted = halted || res.Blocked != ""
 				done[i] = res
 				for done[emitted] != nil { // emit in seed order
 					emit(done[emitted])
@@ -200,11 +250,19 @@ func (c *Config) safely(seed uint64) (res *Result) {
 			res = &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Internal: fmt.Sprintf("%v\n%s", p, debug.Stack())}
 		}
 	}()
-	return c.One(seed)
+	return c.one(seed)
 }
 
-// One runs one seed and, when it fails, shrinks it and records it.
+// One runs one seed and, when it fails, shrinks it and writes its corpus
+// entry (with Corpus set).
 func (c *Config) One(seed uint64) *Result {
+	res := c.one(seed)
+	c.record(res)
+	return res
+}
+
+// one is One without the corpus write, which Run makes in seed order.
+func (c *Config) one(seed uint64) *Result {
 	v := faults.RunSeed(seed, c.Overrides, c.Sim, Sampled(seed, c.Sample))
 	res := &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Events: len(v.Result.Events), Violations: v.Violations}
 	if c.Stats {
@@ -224,34 +282,52 @@ func (c *Config) One(seed uint64) *Result {
 			}
 		}
 	}
+	if v.Result.Blocked != "" {
+		res.Blocked, res.verdict = v.Result.Blocked, &v
+	}
 	if len(v.Violations) > 0 && !c.NoShrink {
 		c.investigate(v, res)
 	}
 	return res
 }
 
-// investigate shrinks a failing seed's plan, writes its corpus entry and
-// the lines that reproduce it: the same for simrun run and go test.
+// investigate shrinks a failing seed's plan, makes its corpus entry (for
+// record to write) and the lines that reproduce it: the same for simrun
+// run and go test.
 func (c *Config) investigate(v faults.Verdict, res *Result) {
 	first := faults.Principal(v.Violations)
+	blocked := v.Result.Blocked != ""
+	if blocked {
+		// The finding is the block, whatever else the cut-short log
+		// shows; and every run of the plan waits out the watchdog, so it
+		// is neither shrunk nor run again.
+		for _, w := range v.Violations {
+			if w.Invariant == oracle.TurnTerminates {
+				first = w
+				break
+			}
+		}
+	}
 	res.Invariant = first.Invariant
 	shrunk := v.Scenario
-	if first.Invariant != oracle.Nondeterminism && first.Invariant != oracle.SUTPanic {
+	if !blocked && first.Invariant != oracle.Nondeterminism && first.Invariant != oracle.SUTPanic {
 		shrunk, res.ShrinkRuns = faults.Shrink(v.Scenario, first.Invariant, c.Sim)
 	}
 	res.scenario = shrunk
 	res.Listeners = shrunk.ListenerOrder
 	res.Plan = faults.PlanLines(shrunk)
 	message := first.Message
-	if _, vs := faults.Check(shrunk, c.Sim); len(vs) > 0 {
-		v := faults.Principal(vs)
-		for _, w := range vs {
-			if w.Invariant == first.Invariant {
-				v = w
-				break
+	if !blocked {
+		if _, vs := faults.Check(shrunk, c.Sim); len(vs) > 0 {
+			v := faults.Principal(vs)
+			for _, w := range vs {
+				if w.Invariant == first.Invariant {
+					v = w
+					break
+				}
 			}
+			res.Shrunk, message = &v, v.Message
 		}
-		res.Shrunk, message = &v, v.Message
 	}
 	res.Reproduce = fmt.Sprintf("simrun replay --seed %#x%s", v.Seed, c.Repro.SimrunFlags)
 	if c.Repro.GoTest != "" {
@@ -261,13 +337,29 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 		return
 	}
 	entry, err := faults.NewEntry(c.Version, v.Seed, c.Overrides, c.Mutant, first.Invariant, message, shrunk)
-	if err == nil {
-		entry.Listeners = c.Repro.Plugged
-		res.Corpus, res.CorpusNew, err = entry.Write(c.Corpus)
-	}
 	if err != nil {
 		res.CorpusErr = err.Error()
+		return
 	}
+	entry.Listeners = c.Repro.Plugged
+	res.entry = entry
+}
+
+// record writes a failing seed's corpus entry. Run calls it in seed
+// order, whatever the workers: of the seeds that shrink to one plan, the
+// first in seed order is the one kept (workers that wrote as they
+// finished let the last rename win, and the corpus depended on -j).
+func (c *Config) record(res *Result) {
+	if res.entry == nil {
+		return
+	}
+	path, written, err := res.entry.Write(c.Corpus)
+	res.entry = nil
+	if err != nil {
+		res.CorpusErr = err.Error()
+		return
+	}
+	res.Corpus, res.CorpusNew = path, written
 }
 
 // Sampled reports whether a seed is among the share run twice: a fixed

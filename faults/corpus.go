@@ -80,21 +80,24 @@ func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // Write writes the entry into dir as [<mutant>-]<invariant>-<plan>.json,
 // where <plan> is a hash of the shrunk plan (FileName): the seeds that
-// shrink to the same plan for the same invariant share one entry (the
-// first one written is kept). It returns the entry's path and whether it was new.
+// shrink to the same plan for the same invariant share one entry, and the
+// first one written is kept, even against another process writing the
+// same corpus. It returns the entry's path and whether this call wrote it;
+// on an error, nothing was written.
 func (e *Entry) Write(dir string) (path string, written bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", false, err
 	}
 	path = filepath.Join(dir, e.FileName())
-	if _, err := os.Stat(path); err == nil {
-		return path, false, nil
-	}
 	data, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return "", false, err
 	}
-	return path, true, atomicfile.Write(path, append(data, '\n'))
+	written, err = atomicfile.WriteNew(path, append(data, '\n'))
+	if err != nil {
+		return "", false, err
+	}
+	return path, written, nil
 }
 
 // FileName is the entry's file name: what it violates, and a hash of its

@@ -27,8 +27,9 @@ first violation, the size of the shrunk plan (the smallest among the first
 reproduction is written to the corpus as that mutant's entry. The last line
 is "K/M mutants found".
 
-Exit status: 0 every mutant found, 1 some mutant not found, 2 bad usage,
-130 interrupted (SIGINT or SIGTERM) before every mutant was hunted.
+Exit status: 0 every mutant found and its entry written, 1 some mutant
+not found, 2 bad usage or an entry that could not be written, 130
+interrupted (SIGINT or SIGTERM) before every mutant was hunted.
 
 flags:
 `
@@ -90,14 +91,17 @@ func runHunt(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%s\n", b)
 		}
 	}
-	found := 0
+	found, unwritten := 0, 0
 	for _, r := range rows {
 		if r.Found {
 			found++
 		}
+		if r.CorpusErr != "" {
+			unwritten++
+		}
 	}
 	if *asJSON {
-		b, _ := json.Marshal(map[string]any{"found": found, "mutants": len(zoo), "interrupted": ctx.Err() != nil})
+		b, _ := json.Marshal(map[string]any{"found": found, "mutants": len(zoo), "corpusNotWritten": unwritten, "interrupted": ctx.Err() != nil})
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
 		printHunt(stdout, rows)
@@ -111,6 +115,11 @@ func runHunt(args []string, stdout, stderr io.Writer) int {
 		return exitInterrupted
 	case found < len(zoo):
 		return exitViolation
+	case unwritten > 0:
+		// A hunt's product is its entries: one that is not on disk is a
+		// failed hunt, whatever the table says.
+		fmt.Fprintf(stderr, "simrun hunt: %d of %d entries could not be written to %s\n", unwritten, found, *corpus)
+		return exitUsage
 	}
 	return exitClean
 }

@@ -17,9 +17,15 @@ the shards ran with --stats (all of them, or none), then one summary. Each
 shard's summary must be there, with its shard, and the shards must be
 0/n … n-1/n, each once.
 
+Each shard's summary is held to its lines (its counts of violations,
+internal errors and corpus entries, its runs to its share of the seeds),
+and each failing seed to its shard: an edited or mixed-up shard is
+refused.
+
 Exit status: 0 merged and clean, 1 violations, 2 bad input (a missing or
-repeated shard, a line that is not JSON), 3 an internal error, 130 a
-shard was interrupted (its summary says "interrupted": true).
+repeated shard, a line that is not JSON, a summary its lines contradict,
+a seed of another shard), 3 an internal error (of merge, or of a shard's
+run), 130 a shard was interrupted (its summary says "interrupted": true).
 
 flags:
 `
@@ -59,6 +65,8 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "%d runs, %d violations, %d events (%d %s merged)\n", t.Runs, t.Violations, t.Events, m.Shards, shards)
 	switch {
+	case t.Internal > 0:
+		return exitInternal
 	case t.Interrupted:
 		fmt.Fprintf(stderr, "simrun merge: a shard was interrupted: the merged run is not whole\n")
 		return exitInterrupted

@@ -59,7 +59,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	} else if err != nil {
 		return exitUsage
 	}
-	if problem := runFlagProblem(rest, *duration, *sample, *corpus); problem != "" {
+	if problem := runFlagProblem(rest, setFlags(fs), *duration, *sample, *corpus); problem != "" {
 		fmt.Fprintf(stderr, "simrun run: %s\n", problem)
 		return exitUsage
 	}
@@ -76,6 +76,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil || *workers < 1 || *seeds < 1 {
 		fmt.Fprintf(stderr, "simrun run: %v\n", errOr(err, "--seeds and -j must be positive (a run of no seed checks nothing)"))
+		return exitUsage
+	}
+	if err := campaign.SeedRange(first, count); err != nil && *duration == 0 {
+		fmt.Fprintf(stderr, "simrun run: --start %s --seeds %d: %v\n", *start, *seeds, err)
 		return exitUsage
 	}
 	shard, err := campaign.ParseShard(*shardFlag, os.Getenv)
@@ -126,13 +130,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		summary := map[string]any{"runs": sum.Runs, "violations": sum.Violations, "events": sum.Events,
-			"corpusErrors": corpusBad, "interrupted": sum.Interrupted, "campaign": campaignOf(first, count, *duration, sf)}
-		if shard.Of > 1 {
-			summary["shard"] = shard.String()
+		summary := campaign.ShardSummary{Runs: sum.Runs, Violations: sum.Violations, Events: sum.Events, Internal: sum.Internal,
+			CorpusErrors: corpusBad, CorpusNotWritten: sum.CorpusNotWritten, Interrupted: sum.Interrupted,
+			Campaign: campaignOf(first, count, *duration, sf), Start: fmt.Sprintf("%#x", first)}
+		if *duration == 0 {
+			summary.Seeds = count
 		}
-		b, _ := json.Marshal(summary)
-		fmt.Fprintf(stdout, "%s\n", b)
+		if shard.Of > 1 {
+			summary.Shard = shard.String()
+		}
+		fmt.Fprintf(stdout, "%s\n", summary.JSON())
 	} else {
 		fmt.Fprintln(stdout, sum)
 	}
@@ -195,7 +202,7 @@ func (p *runPrinter) seed(res *campaign.Result) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.json && res.Internal == "" {
+	if p.json {
 		b, _ := json.Marshal(res)
 		fmt.Fprintf(p.w, "%s\n", b)
 		return
@@ -276,11 +283,16 @@ func (p *progress) done() {
 }
 
 // runFlagProblem is what is wrong with run's arguments, or "": each of
-// these once made run go on with a default (10,000 seeds) instead.
-func runFlagProblem(rest []string, duration time.Duration, sample float64, corpus string) string {
+// these once made run go on with a default (10,000 seeds) instead, or
+// silently dropped one of two flags that say how many seeds run.
+func runFlagProblem(rest []string, set map[string]bool, duration time.Duration, sample float64, corpus string) string {
 	switch {
 	case len(rest) > 0:
 		return fmt.Sprintf("unexpected argument %q (run takes flags only; to replay a corpus entry: simrun replay ENTRY)", strictjson.Printable(rest[0]))
+	case set["seed"] && (set["seeds"] || set["start"] || set["duration"]):
+		return "--seed runs one seed: give it alone, or --start with --seeds or --duration"
+	case set["seeds"] && set["duration"]:
+		return "--seeds and --duration both say how many seeds run: give one"
 	case duration < 0:
 		return fmt.Sprintf("--duration %v: must be positive", duration)
 	case !(sample >= 0 && sample <= 1):

@@ -166,3 +166,52 @@ func TestReplayWritesAPage(t *testing.T) {
 		t.Errorf("the page lacks the violation or its witnesses")
 	}
 }
+
+// TestRunRefusesSeedsItWouldMisread: flags that contradict each other, and
+// seeds in a form the help does not promise or past the last seed, are
+// bad usage (each was once run silently: one flag won, 017 was octal 15,
+// and --start near 2^64 wrapped to seeds 0x0…).
+func TestRunRefusesSeedsItWouldMisread(t *testing.T) {
+	for _, tt := range []struct {
+		why  string
+		args []string
+		want string
+	}{
+		{"--seed runs one seed, --seeds many", []string{"--seed", "5", "--seeds", "10"}, "--seed runs one seed"},
+		{"--seed beside --start", []string{"--seed", "5", "--start", "9"}, "--seed runs one seed"},
+		{"--seeds and --duration both bound the run", []string{"--seeds", "10", "--duration", "1s"}, "--seeds and --duration both say how many seeds run"},
+		{"a range past 2^64−1", []string{"--start", "18446744073709551610", "--seeds", "200"}, "run past the last seed"},
+		{"Go's octal", []string{"--seed", "0o17"}, `seed "0o17" is not an unsigned integer (decimal or 0x…)`},
+		{"Go's digit separators", []string{"--start", "1_000"}, `seed "1_000" is not an unsigned integer`},
+	} {
+		t.Run(tt.why, func(t *testing.T) {
+			status, out, errOut := simrun(append([]string{"run", "--corpus", t.TempDir()}, tt.args...)...)
+			if status != exitUsage || !strings.Contains(errOut, tt.want) {
+				t.Errorf("status %d, want %d with %q\n%s%s", status, exitUsage, tt.want, out, errOut)
+			}
+		})
+	}
+}
+
+// TestRunSeedIsDecimal: --seed 017 is seed 17 (0x11), as the help's
+// "decimal or 0x…" says, not octal 15.
+func TestRunSeedIsDecimal(t *testing.T) {
+	_, out, _ := simrun("replay", "--seed", "017")
+	if !strings.HasPrefix(out, "seed        0x11") {
+		t.Errorf("replay --seed 017 replays:\n%s", firstLines(out, 1))
+	}
+}
+
+// TestRunDurationRunsASeedAtLeast: a duration over before the first seed
+// still runs it (it reported "0 runs, 0 violations" and exited 0).
+func TestRunDurationRunsASeedAtLeast(t *testing.T) {
+	status, out, errOut := simrun("run", "--duration", "1ns", "--corpus", t.TempDir())
+	if status != exitClean || strings.HasPrefix(lastLine(out), "0 runs") {
+		t.Errorf("status %d, last line %q\n%s", status, lastLine(out), errOut)
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
+}

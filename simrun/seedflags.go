@@ -4,9 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/internal/strictjson"
@@ -127,14 +127,8 @@ func namesOr(ls []sim.Listener, none string) string {
 	return strings.Join(names, ", ")
 }
 
-// parseSeed reads a seed in decimal or 0x hexadecimal.
-func parseSeed(s string) (uint64, error) {
-	n, err := strconv.ParseUint(s, 0, 64)
-	if err != nil {
-		return 0, fmt.Errorf("seed %q is not an unsigned integer (decimal or 0x…)", s)
-	}
-	return n, nil
-}
+// parseSeed reads a seed in decimal or 0x hexadecimal (campaign.ParseSeed).
+func parseSeed(s string) (uint64, error) { return campaign.ParseSeed(s) }
 
 // withPlugged is the options with the listeners Main was given plugged in
 // beside the mutant's (a mutant replaces a built-in; a plug-in of the
@@ -155,4 +149,13 @@ func withListeners(opts sim.Options, with []sim.Listener) sim.Options {
 	}
 	opts.Listeners = ls
 	return opts
+}
+
+// setFlags are the flags given on the command line (not left at their
+// defaults), by name: two that contradict each other are refused rather
+// than one silently winning.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
 }

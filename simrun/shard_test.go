@@ -68,11 +68,18 @@ func TestShardedStatsMerge(t *testing.T) {
 // TestMergeBadShards: each way a shard's output can be wrong is refused
 // with its file and line and exit 2, never merged into a wrong total.
 func TestMergeBadShards(t *testing.T) {
-	summaryOf := func(runs int, shard, campaign string) string {
-		return fmt.Sprintf(`{"runs":%d,"violations":0,"events":10,"corpusErrors":0,"interrupted":false,"shard":%q,"campaign":%q}`, runs, shard, campaign)
+	summaryOf := func(runs, violations int, shard, campaign string) string {
+		return fmt.Sprintf(`{"runs":%d,"violations":%d,"events":10,"internal":0,"corpusErrors":0,"corpusNotWritten":0,"interrupted":false,"shard":%q,"campaign":%q,"start":"0x1","seeds":10}`,
+			runs, violations, shard, campaign)
 	}
 	summary := func(runs int, shard string) string {
-		return summaryOf(runs, shard, "--start 0x1 --seeds 10 (turnsim 0.1.0)")
+		return summaryOf(runs, 0, shard, "--start 0x1 --seeds 10 (turnsim 0.1.0)")
+	}
+	failing := func(seed string) string {
+		return `{"seed":"` + seed + `","events":5,"violations":[{"invariant":"retry-budget","message":"x"}],"invariant":"retry-budget"}` + "\n"
+	}
+	withViolations := func(runs, violations int, shard string) string {
+		return summaryOf(runs, violations, shard, "--start 0x1 --seeds 10 (turnsim 0.1.0)")
 	}
 	for _, row := range []struct {
 		why    string
@@ -82,13 +89,23 @@ func TestMergeBadShards(t *testing.T) {
 		{"a negative count", []string{summary(-100, "0/1")}, ":1: summary: a negative count"},
 		{"a duplicate key", []string{`{"runs":5,"runs":7,"violations":0,"events":1,"corpusErrors":0,"interrupted":false}`}, `:1: line 1, column 11: duplicate key "runs"`},
 		{"a line after the summary", []string{summary(5, "0/1") + "\n" + summary(5, "0/1")}, ":2: a line after the summary"},
-		{"a seed twice", []string{`{"seed":"0x5","invariant":"x"}` + "\n" + summary(5, "0/2"), `{"seed":"0x5","invariant":"x"}` + "\n" + summary(5, "1/2")}, "seed 0x5 appears twice"},
+		{"a seed twice", []string{failing("0x5") + failing("0x5") + withViolations(5, 2, "0/2"), summary(5, "1/2")}, ":2: seed 0x5 appears twice"},
 		{"a shard past its count", []string{summary(5, "5/3")}, `shard "5/3": not i/n with 0 ≤ i < n`},
 		{"shards of two campaigns (they once merged into a believable whole)", []string{summary(5, "0/2"),
-			summaryOf(5, "1/2", "--start 0x1 --seeds 10 --mutant retry-auth (turnsim 0.1.0)")},
+			summaryOf(5, 0, "1/2", "--start 0x1 --seeds 10 --mutant retry-auth (turnsim 0.1.0)")},
 			"shard 1/2 of another campaign (--start 0x1 --seeds 10 --mutant retry-auth (turnsim 0.1.0)) than"},
 		{"a summary that names no campaign", []string{`{"runs":5,"violations":0,"events":1,"corpusErrors":0,"interrupted":false}`}, "its summary names no campaign"},
-		{"a line over the limit", []string{`{"seed":"0x1","pad":"` + strings.Repeat("x", 300) + `"}` + "\n" + summary(5, "0/1")}, ":1: a line of more than 200 bytes is over the limit of 200 bytes (raise it with --max-line-bytes)"},
+		{"runs edited past the campaign's seeds (1,000 of 10 once merged to 1,005)", []string{summary(5, "0/2"), summary(1000, "1/2")},
+			"shard 1/2: summary: 1000 runs, but the shard's share of 10 seeds is 5"},
+		{"no violation counted beside failing seeds", []string{failing("0x3") + failing("0x5") + summary(5, "0/2"), summary(5, "1/2")},
+			"shard 0/2: summary: 0 violations, but its lines show 2"},
+		{"a seed of shard 1 inside shard 0", []string{failing("0x2") + withViolations(5, 1, "0/2"), summary(5, "1/2")},
+			"shard 0/2: seed 0x2 (line 1) is shard 1/2's, not this one's"},
+		{"a seed outside the campaign", []string{failing("0x63") + withViolations(10, 1, "0/1")},
+			"seed 0x63 (line 1) is not one of the campaign's (10 from 0x1)"},
+		{"corpus lines in a shard that does not replay it", []string{summary(5, "0/2"), `{"corpusEntry":"c/x.json","error":"broken"}` + "\n" + summary(5, "1/2")},
+			"shard 1/2: 1 corpus lines, but only shard 0 replays the corpus"},
+		{"a line over the limit", []string{`{"seed":"0x1","pad":"` + strings.Repeat("x", 400) + `"}` + "\n" + summary(5, "0/1")}, ":1: a line of more than 300 bytes is over the limit of 300 bytes (raise it with --max-line-bytes)"},
 	} {
 		dir := t.TempDir()
 		var files []string
@@ -97,7 +114,7 @@ func TestMergeBadShards(t *testing.T) {
 			os.WriteFile(f, []byte(content+"\n"), 0o644)
 			files = append(files, f)
 		}
-		code, _, errOut := simrun(append([]string{"merge", "--max-line-bytes", "200"}, files...)...)
+		code, _, errOut := simrun(append([]string{"merge", "--max-line-bytes", "300"}, files...)...)
 		if code != exitUsage || !strings.Contains(errOut, row.want) {
 			t.Errorf("%s: exit %d, %q, want 2 and %q", row.why, code, errOut, row.want)
 		}
