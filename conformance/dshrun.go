@@ -60,8 +60,9 @@ const SessionCwd = "/mnt"
 type Running struct {
 	Host *dshweb.Host
 	// Home is DSH_HOME: sessions land under Home/sessions.
-	Home  string
-	close []func()
+	Home     string
+	provider *serve.Server
+	close    []func()
 }
 
 // Close stops the host and the provider.
@@ -94,6 +95,7 @@ func StartDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd st
 	r.close = append(r.close, func() { reqLog.Close() })
 	provider := serve.New(s)
 	provider.Log = reqLog
+	r.provider = provider
 	server := provider.HTTPServer()
 	go server.Serve(ln)
 	r.close = append(r.close, func() {
@@ -170,8 +172,16 @@ func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd stri
 	if driveErr == nil && hooks.AfterDrive != nil {
 		driveErr = hooks.AfterDrive(ctx, host, id)
 	}
+	if err := running.provider.Err(); err != nil && driveErr == nil {
+		// What the provider received is half the comparison: a run whose
+		// record of it is cut short is no run to judge.
+		driveErr = fmt.Errorf("the fake provider: %w", err)
+	}
 	if b, err := json.MarshalIndent(drive, "", "  "); err == nil {
-		atomicfile.Write(filepath.Join(dir, DriveFile), append(b, '\n'))
+		// What the drive did is kept even when it failed: it says why.
+		if err := atomicfile.Write(filepath.Join(dir, DriveFile), append(b, '\n')); err != nil && driveErr == nil {
+			driveErr = err
+		}
 	}
 	if driveErr != nil {
 		return driveErr

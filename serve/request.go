@@ -20,11 +20,22 @@ const (
 	// sends its request at once, so a body still arriving after this is
 	// a stuck or hostile client, not a slow provider call.
 	DefaultBodyTimeout = 30 * time.Second
-	// DefaultBodiesInFlight is how many bodies are read and held at once,
-	// each in a buffer of the server's that is reused; more wait their
-	// turn, so memory stays below this many times the body limit however
-	// many clients push big bodies together.
+	// DefaultBodiesInFlight is how many bodies over SmallBodyBytes are
+	// read and held at once, each in a buffer of the server's that is
+	// reused; more wait their turn, so memory stays below this many
+	// times the body limit however many clients push big bodies
+	// together.
 	DefaultBodiesInFlight = 4
+	// DefaultSmallBodyBytes is the largest body read into memory of its
+	// own request, as its bytes arrive, rather than into one of the
+	// shared buffers: such a body never waits behind bodies still
+	// arriving, however slow they are, and costs a connection no more
+	// than its headers may (MaxHeaderBytes).
+	DefaultSmallBodyBytes = 256 << 10
+	// DefaultGoneGrace is how long a request that waited for a shared
+	// buffer gives its connection, once its body is read, to show that
+	// the client went away meanwhile, before it takes an answer.
+	DefaultGoneGrace = 50 * time.Millisecond
 	// DefaultLogBodyBytes is the largest body the request log keeps
 	// whole; a larger one is logged by its size alone, so the log grows
 	// with the number of requests, not with what clients send.
@@ -50,58 +61,139 @@ func (s *Server) HTTPServer() *http.Server {
 type refusal struct {
 	status int
 	reason string
+	// gone: the client went away, so nothing is sent.
+	gone bool
 }
 
 func (r *refusal) Error() string { return r.reason }
 
+// body is a request body read and checked.
+type body struct {
+	bytes []byte
+	// waited: the body waited for a shared buffer, time in which its
+	// client may have gone without the server seeing it.
+	waited bool
+	// release gives back the shared buffer the bytes live in, if any; it
+	// is never nil.
+	release func()
+}
+
 // readRequest reads and checks a request body: within the size bound
 // (413), within the time bound (408), readable (400: a broken chunked
 // encoding, a connection that drops) and one strict JSON object (400,
-// with the position). Only a body that passes takes an answer. The body
-// lives in one of the server's few buffers until release is called
-// (release is never nil).
-func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (body []byte, release func(), _ *refusal) {
-	release = func() {}
+// with the position). Only a body that passes takes an answer.
+//
+// A body of up to SmallBodyBytes is read into memory of its own as it
+// arrives, so that no body, however slowly it comes, makes a complete
+// one wait. A bigger one is read into one of the server's few shared
+// buffers, and waits for one to be free (503 if none is within the time
+// bound); its bytes live there until release is called.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (b body, _ *refusal) {
+	b.release = func() {}
 	if r.ContentLength > s.MaxBodyBytes {
-		return nil, release, s.tooBig(fmt.Sprintf("a body of %s", limits.Bytes(r.ContentLength)))
+		return b, s.tooBig(fmt.Sprintf("a body of %s", limits.Bytes(r.ContentLength)))
 	}
-	var buf []byte
-	select {
-	case buf = <-s.bodies:
-	case <-r.Context().Done():
-		return nil, release, &refusal{http.StatusServiceUnavailable, "the client went away while its body waited to be read"}
-	}
-	release = func() { s.bodies <- buf } // buf as it is then: allocated below if need be
+	// The deadline covers the body only, a wait for a buffer included: a
+	// stream answered afterwards may stall on purpose (a hang, a
+	// TIMEOUT) for as long as it likes.
+	deadline := time.Now().Add(s.BodyTimeout)
 	rc := http.NewResponseController(w)
-	// The deadline covers the body only: a stream answered afterwards
-	// may stall on purpose (a hang, a TIMEOUT) for as long as it likes.
-	rc.SetReadDeadline(time.Now().Add(s.BodyTimeout))
+	rc.SetReadDeadline(deadline)
 	defer rc.SetReadDeadline(time.Time{})
+	src := http.MaxBytesReader(w, r.Body, s.MaxBodyBytes)
+	small := min(int64(max(s.SmallBodyBytes, 0)), s.MaxBodyBytes)
+	var head []byte // what was read before the body turned out big
+	if r.ContentLength <= small {
+		var complete bool
+		var err error
+		head, complete, err = readSmall(src, r.ContentLength, int(small))
+		if err != nil {
+			return b, s.unreadable(err)
+		}
+		if complete {
+			b.bytes = head
+			return b, checkBody(b.bytes)
+		}
+	}
+	buf, waited, why := s.bodies.take(r.Context(), deadline)
+	b.waited = waited
+	switch why {
+	case poolGone:
+		return b, &refusal{reason: "the client went away while its body waited to be read", gone: true}
+	case poolDeadline:
+		return b, &refusal{status: http.StatusServiceUnavailable, reason: fmt.Sprintf("the server is busy: the body waited %v (--body-timeout) for one of the %d buffers for bodies over %s, all in use",
+			s.BodyTimeout, cap(s.bodies.free), limits.Bytes(small))}
+	}
 	if int64(cap(buf)) < s.MaxBodyBytes+1 {
 		// Allocated once, at the bound: growing by doubling would leave
 		// garbage of twice the body on every request. Pages the body never
 		// reaches are never touched, so cost no memory.
 		buf = make([]byte, s.MaxBodyBytes+1)
 	}
-	n, err := readAll(http.MaxBytesReader(w, r.Body, s.MaxBodyBytes), buf[:cap(buf)])
+	b.release = func() { s.bodies.put(buf) } // buf as it is now: allocated if need be
+	buf = buf[:cap(buf)]
+	copy(buf, head)
+	n, err := readAll(src, buf[len(head):])
+	if err != nil {
+		return b, s.unreadable(err)
+	}
+	b.bytes = buf[:len(head)+n]
+	return b, checkBody(b.bytes)
+}
+
+// unreadable is the refusal of a body whose reading failed.
+func (s *Server) unreadable(err error) *refusal {
 	var tooBig *http.MaxBytesError
 	var netErr net.Error
 	switch {
 	case errors.As(err, &tooBig):
-		return nil, release, s.tooBig("a body of more than " + limits.Bytes(s.MaxBodyBytes))
+		return s.tooBig("a body of more than " + limits.Bytes(s.MaxBodyBytes))
 	case errors.As(err, &netErr) && netErr.Timeout():
-		return nil, release, &refusal{http.StatusRequestTimeout, fmt.Sprintf("the body did not arrive within %v", s.BodyTimeout)}
-	case err != nil:
-		return nil, release, &refusal{http.StatusBadRequest, "the body could not be read: " + strictjson.Printable(err.Error())}
+		return &refusal{status: http.StatusRequestTimeout, reason: fmt.Sprintf("the body did not arrive within %v", s.BodyTimeout)}
 	}
-	body = buf[:n]
+	return &refusal{status: http.StatusBadRequest, reason: "the body could not be read: " + strictjson.Printable(err.Error())}
+}
+
+// checkBody refuses a body that is not one strict JSON object.
+func checkBody(body []byte) *refusal {
 	if err := strictjson.Check(body); err != nil {
-		return nil, release, &refusal{http.StatusBadRequest, "the body is not JSON: " + err.Error()}
+		return &refusal{status: http.StatusBadRequest, reason: "the body is not JSON: " + err.Error()}
 	}
 	if trimmed := bytes.TrimLeft(body, " \t\r\n"); trimmed[0] != '{' {
-		return nil, release, &refusal{http.StatusBadRequest, "the body is not a JSON object"}
+		return &refusal{status: http.StatusBadRequest, reason: "the body is not a JSON object"}
 	}
-	return body, release, nil
+	return nil
+}
+
+// readSmall reads r into memory of its own while it stays within limit
+// bytes: the whole of it and complete, or its first limit+1 bytes (the
+// proof that it is bigger) and not. The memory grows with what arrives,
+// from the declared length when there is one (sizeHint, -1 if not), so
+// that a slow body holds only what it has sent.
+func readSmall(r io.Reader, sizeHint int64, limit int) (_ []byte, complete bool, _ error) {
+	size := 512
+	if sizeHint >= 0 {
+		size = int(sizeHint) + 1 // room to read the end
+	}
+	buf := make([]byte, 0, min(size, limit+1))
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > limit {
+				return buf, false, nil
+			}
+			grown := make([]byte, len(buf), min(2*cap(buf), limit+1))
+			copy(grown, buf)
+			buf = grown
+		}
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, true, nil
+		}
+		if err != nil {
+			return buf, false, err
+		}
+	}
 }
 
 // readAll reads r into buf until EOF; the caller bounds r below len(buf).
@@ -121,19 +213,55 @@ func readAll(r io.Reader, buf []byte) (int, error) {
 }
 
 func (s *Server) tooBig(what string) *refusal {
-	return &refusal{http.StatusRequestEntityTooLarge, (&limits.Exceeded{What: what, Limit: limits.Bytes(s.MaxBodyBytes), Flag: limits.FlagBodyBytes}).Error()}
+	return &refusal{status: http.StatusRequestEntityTooLarge, reason: (&limits.Exceeded{What: what, Limit: limits.Bytes(s.MaxBodyBytes), Flag: limits.FlagBodyBytes}).Error()}
+}
+
+// gone refuses a request whose client went away before its answer is
+// taken, so that the answer goes to a request someone reads. HTTP/1.1
+// sees a closed connection only by reading past the body, which the
+// server starts once the body is read; a request that waited for a
+// buffer, time in which its client may have given up, gives that read
+// GoneGrace to show it.
+func (s *Server) gone(r *http.Request, waited bool) *refusal {
+	ctx := r.Context()
+	if waited && s.GoneGrace > 0 {
+		t := time.NewTimer(s.GoneGrace)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
+	if ctx.Err() != nil {
+		return &refusal{reason: "the client went away before its answer was taken", gone: true}
+	}
+	return nil
 }
 
 // refuse answers a refused request in the provider's error shape; a
-// client went away gets nothing.
+// client that went away gets nothing.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, why *refusal) {
-	s.logRefusal(r, why)
-	if why.status == http.StatusServiceUnavailable {
+	if err := s.logRefusal(r, why); err != nil {
+		s.logBroken(w, err)
 		return
 	}
-	b, _ := json.Marshal(map[string]any{"error": map[string]string{"message": why.reason, "type": "invalid_request_error"}})
+	if why.gone {
+		return
+	}
+	kind := "invalid_request_error"
+	if why.status >= 500 {
+		kind = "server_error"
+	}
+	providerError(w, why.status, why.reason, kind)
+}
+
+// providerError answers status with a message in the provider's error
+// shape, and closes the connection (what is left of the body is never
+// read).
+func providerError(w http.ResponseWriter, status int, message, kind string) {
+	b, _ := json.Marshal(map[string]any{"error": map[string]string{"message": message, "type": kind}})
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Connection", "close")
-	w.WriteHeader(why.status)
+	w.WriteHeader(status)
 	w.Write(b)
 }

@@ -161,3 +161,56 @@ func TestLogBoundsBodies(t *testing.T) {
 		t.Errorf("log:\n%s", log)
 	}
 }
+
+// TestBodiesEitherSideOfSmall: a body is read whole whether it fits in
+// memory of its own (up to SmallBodyBytes), goes straight to a shared
+// buffer (a declared length over it), or outgrows its own memory half way
+// (a chunked body over it, whose first bytes move to the shared buffer).
+func TestBodiesEitherSideOfSmall(t *testing.T) {
+	s, err := sim.ParseScenario([]byte(`{"name":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := serve.New(s)
+	srv.MaxBodyBytes, srv.SmallBodyBytes, srv.LogBodyBytes = 1<<10, 32, 1<<10
+	var log bytes.Buffer
+	srv.Log = &log
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	small := `{"model":"m"}`
+	big := `{"model":"m","pad":"` + strings.Repeat("x", 500) + `"}`
+	for _, row := range []struct {
+		why     string
+		body    string
+		chunked bool
+	}{
+		{"a declared length within SmallBodyBytes", small, false},
+		{"a declared length over SmallBodyBytes", big, false},
+		{"a chunked body within SmallBodyBytes", small, true},
+		{"a chunked body that outgrows SmallBodyBytes", big, true},
+		{"a chunked body one byte over SmallBodyBytes", `{"model":"` + strings.Repeat("m", 32-11) + `"}`, true},
+		{"a chunked body of exactly SmallBodyBytes", `{"model":"` + strings.Repeat("m", 32-12) + `"}`, true},
+	} {
+		log.Reset()
+		var body io.Reader = strings.NewReader(row.body)
+		if row.chunked {
+			body = io.MultiReader(body) // no length known: sent chunked
+		}
+		resp, err := http.Post(ts.URL+"/chat/completions", "application/json", body)
+		if err != nil {
+			t.Fatalf("%s: %v", row.why, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		var rec struct {
+			Kind string          `json:"kind"`
+			Body json.RawMessage `json:"body"`
+		}
+		if err := json.Unmarshal(log.Bytes(), &rec); err != nil {
+			t.Fatalf("%s: %v in %s", row.why, err, log.String())
+		}
+		if resp.StatusCode != http.StatusOK || rec.Kind != "conversation" || string(rec.Body) != row.body {
+			t.Errorf("%s: %d, logged %s %s; want 200 and the body whole", row.why, resp.StatusCode, rec.Kind, rec.Body)
+		}
+	}
+}

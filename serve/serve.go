@@ -27,6 +27,13 @@
 // the latency, as a provider does; an HTTP error status, or a connection
 // closed before any byte, comes after the latency, while the client's
 // request is still pending.
+//
+// A request takes an answer only if its body is one strict JSON object
+// and its client is still there: a refused body (400, 408, 413, 503) or
+// an abandoned request takes none. A body of up to SmallBodyBytes is
+// never made to wait by another, however slowly that one arrives; bigger
+// ones share DefaultBodiesInFlight buffers. Once a line of the request
+// log cannot be written, every request is answered 500 (Failed, Err).
 package serve
 
 import (
@@ -48,35 +55,73 @@ import (
 type Server struct {
 	scenario *sim.Scenario
 	// Log, when set, receives one JSON line per request, refused ones
-	// included.
+	// included. A line it cannot take stops the answers (LogError).
 	Log io.Writer
 	// MaxBodyBytes bounds a request body; a larger one is answered 413.
 	MaxBodyBytes int64
 	// BodyTimeout bounds the time a body takes to arrive; a slower one is
-	// answered 408.
+	// answered 408, and a big one that waited this long for a shared
+	// buffer 503.
 	BodyTimeout time.Duration
 	// LogBodyBytes is the largest body Log keeps whole.
 	LogBodyBytes int
+	// SmallBodyBytes is the largest body read into memory of its own
+	// request rather than into a shared buffer; 0 sends every body to the
+	// shared buffers.
+	SmallBodyBytes int
+	// GoneGrace is how long a request that waited for a shared buffer
+	// gives its connection to show that the client went away meanwhile.
+	GoneGrace time.Duration
 
-	// bodies holds the buffers free to read a body into; a request waits
-	// for one (DefaultBodiesInFlight of them).
-	bodies chan []byte
+	// bodies are the buffers for bodies over SmallBodyBytes
+	// (DefaultBodiesInFlight of them).
+	bodies *bufferPool
 
 	mu        sync.Mutex
 	requests  int
 	summaries int
 	seq       int
+	// logged counts the lines written to Log; logErr is the first write
+	// that failed, after which failed is closed and nothing is answered.
+	logged int
+	logErr *LogError
+	failed chan struct{}
 }
 
 // New serves a scenario, with the body bound in force (limits.Current)
 // and the default timeout.
 func New(s *sim.Scenario) *Server {
-	srv := &Server{scenario: s, MaxBodyBytes: limits.Current.BodyBytes, BodyTimeout: DefaultBodyTimeout,
-		LogBodyBytes: DefaultLogBodyBytes, bodies: make(chan []byte, DefaultBodiesInFlight)}
-	for range DefaultBodiesInFlight {
-		srv.bodies <- nil // allocated on first use, at MaxBodyBytes
+	return &Server{scenario: s, MaxBodyBytes: limits.Current.BodyBytes, BodyTimeout: DefaultBodyTimeout,
+		LogBodyBytes: DefaultLogBodyBytes, SmallBodyBytes: DefaultSmallBodyBytes, GoneGrace: DefaultGoneGrace,
+		bodies: newBufferPool(DefaultBodiesInFlight), failed: make(chan struct{})}
+}
+
+// LogError is a line of the request log that could not be written. Its
+// request is answered 500, and so is every request after it, without
+// taking an answer, since a run whose record is lost must not pass for a
+// clean one: Failed is closed and Err returns it.
+type LogError struct {
+	Line int // the line's number in the log, from 1
+	Err  error
+}
+
+func (e *LogError) Error() string {
+	return fmt.Sprintf("line %d of the request log could not be written: %v", e.Line, e.Err)
+}
+
+func (e *LogError) Unwrap() error { return e.Err }
+
+// Failed is closed when the request log fails (Err says how).
+func (s *Server) Failed() <-chan struct{} { return s.failed }
+
+// Err is the request log's first failed write (a *LogError), or nil.
+func (s *Server) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.logErr == nil {
+		return nil
 	}
-	return srv
+	return s.logErr
 }
 
 // wireCodes are the codes the wire can produce.
@@ -131,31 +176,52 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"only POST /chat/completions is served"}}`, http.StatusNotFound)
 		return
 	}
-	body, release, refused := s.readRequest(w, r)
+	body, refused := s.readRequest(w, r)
+	if refused == nil {
+		refused = s.gone(r, body.waited)
+	}
 	if refused != nil {
-		release()
+		body.release()
 		s.refuse(w, r, refused)
 		return
 	}
 	var req struct {
 		Model string `json:"model"`
 	}
-	json.Unmarshal(body, &req) // strict JSON already; a model that is not a string is left empty
+	json.Unmarshal(body.bytes, &req) // strict JSON already; a model that is not a string is left empty
 	summary := r.Header.Get("x-deepseek-harness-compact") == "1"
-	out, n := s.next(summary)
+	out, n, err := s.next(summary)
+	if err != nil {
+		body.release()
+		s.logBroken(w, err) // no answer is taken that no log would record
+		return
+	}
 	kind := "conversation"
 	if summary {
 		kind = "summary"
 	}
-	s.log(r, record{N: n, Kind: kind, Answer: describe(out)}, body)
-	release() // the answer needs only the model, copied out of the body
+	err = s.log(r, record{N: n, Kind: kind, Answer: describe(out)}, body.bytes)
+	body.release() // the answer needs only the model, copied out of the body
+	if err != nil {
+		s.logBroken(w, err)
+		return
+	}
 	answer(w, r, out, req.Model, n)
 }
 
-// next takes the next outcome of the conversation or summary list.
-func (s *Server) next(summary bool) (sim.Outcome, int) {
+// logBroken answers a request that the log could not record.
+func (s *Server) logBroken(w http.ResponseWriter, err error) {
+	providerError(w, http.StatusInternalServerError, err.Error(), "server_error")
+}
+
+// next takes the next outcome of the conversation or summary list, and
+// none once the log has failed.
+func (s *Server) next(summary bool) (sim.Outcome, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.logErr != nil {
+		return sim.Outcome{}, 0, s.logErr
+	}
 	s.seq++
 	if summary {
 		i := s.summaries
@@ -163,31 +229,36 @@ func (s *Server) next(summary bool) (sim.Outcome, int) {
 		if i < len(s.scenario.Summaries) {
 			so := s.scenario.Summaries[i]
 			if so.Fail != nil {
-				return sim.Outcome{Fail: &session.LlmFailure{Code: "SERVER", Message: *so.Fail, Status: ptr(500)}, LatencyMs: so.LatencyMs}, s.seq
+				return sim.Outcome{Fail: &session.LlmFailure{Code: "SERVER", Message: *so.Fail, Status: ptr(500)}, LatencyMs: so.LatencyMs}, s.seq, nil
 			}
-			return sim.Outcome{Text: so.Text, LatencyMs: so.LatencyMs}, s.seq
+			return sim.Outcome{Text: so.Text, LatencyMs: so.LatencyMs}, s.seq, nil
 		}
-		return sim.Outcome{Text: ptr("ok")}, s.seq
+		return sim.Outcome{Text: ptr("ok")}, s.seq, nil
 	}
 	i := s.requests
 	s.requests++
 	if i < len(s.scenario.Requests) {
-		return s.scenario.Requests[i], s.seq
+		return s.scenario.Requests[i], s.seq, nil
 	}
-	return sim.Outcome{Text: ptr("ok")}, s.seq
+	return sim.Outcome{Text: ptr("ok")}, s.seq, nil
 }
 
 // credentialHeaders are never logged.
 var credentialHeaders = map[string]bool{"Authorization": true, "Api-Key": true, "X-Api-Key": true, "Cookie": true}
 
-func (s *Server) logRefusal(r *http.Request, why *refusal) {
-	s.log(r, record{Kind: "refused", Answer: fmt.Sprintf("%d %s", why.status, why.reason)}, nil)
+func (s *Server) logRefusal(r *http.Request, why *refusal) error {
+	answer := fmt.Sprintf("%d %s", why.status, why.reason)
+	if why.gone {
+		answer = "none: " + why.reason
+	}
+	return s.log(r, record{Kind: "refused", Answer: answer}, nil)
 }
 
-// log writes one record; body is strict JSON or nil.
-func (s *Server) log(r *http.Request, rec record, body []byte) {
+// log writes one record; body is strict JSON or nil. Its error is the
+// log's first failure (a *LogError), this write's or an earlier one's.
+func (s *Server) log(r *http.Request, rec record, body []byte) error {
 	if s.Log == nil {
-		return
+		return nil
 	}
 	rec.Path, rec.Headers, rec.BodyBytes = r.URL.Path, map[string]string{}, len(body)
 	for k, v := range r.Header {
@@ -201,7 +272,20 @@ func (s *Server) log(r *http.Request, rec record, body []byte) {
 	line, _ := json.Marshal(rec) // map keys are sorted: stable output
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.Log.Write(append(line, '\n'))
+	if s.logErr != nil {
+		return s.logErr
+	}
+	n, err := s.Log.Write(append(line, '\n'))
+	if err == nil && n < len(line)+1 {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		s.logErr = &LogError{Line: s.logged + 1, Err: err}
+		close(s.failed)
+		return s.logErr
+	}
+	s.logged++
+	return nil
 }
 
 func describe(o sim.Outcome) string {

@@ -26,8 +26,13 @@ summaries; each failure code is produced the way DSH's adapter derives it.
 A request whose body is not one JSON object is answered 400, a body over
 --max-body-bytes 413, a body slower than --body-timeout 408; none of them
 takes an answer from the scenario.
+A body of up to 256 KiB never waits for another, however slowly that one
+arrives; bigger ones share 4 buffers (503 if none is free within
+--body-timeout). A request whose client went away
+before its answer was taken takes none.
 The first line printed is "serving NAME on http://ADDRESS". Stops cleanly
-on SIGINT or SIGTERM.
+on SIGINT or SIGTERM (exit 0); stops at the first line --log cannot write,
+with the file and the error on stderr (exit 2), that request answered 500.
 
 flags:
 `
@@ -72,8 +77,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	return serveUntil(ctx, s, *listen, *logPath, *bodyTimeout, stdout, stderr)
 }
 
-// serveUntil serves until ctx is done.
-func serveUntil(ctx context.Context, s *sim.Scenario, listen, logPath string, bodyTimeout time.Duration, stdout, stderr io.Writer) int {
+// serveUntil serves until ctx is done, or until a line of the request
+// log cannot be written: then it stops, because the log is the run's
+// record (conformance reads it as what the provider received) and one
+// that lost a line must not pass for a clean one. That request, and any
+// in flight, are answered 500 with the reason; the next find nothing
+// listening.
+func serveUntil(ctx context.Context, s *sim.Scenario, listen, logPath string, bodyTimeout time.Duration, stdout, stderr io.Writer) (status int) {
 	srv := serve.New(s)
 	srv.BodyTimeout = bodyTimeout
 	if logPath != "" {
@@ -82,7 +92,12 @@ func serveUntil(ctx context.Context, s *sim.Scenario, listen, logPath string, bo
 			fmt.Fprintf(stderr, "simrun serve: %v\n", err)
 			return exitUsage
 		}
-		defer f.Close()
+		defer func() {
+			if err := f.Close(); err != nil && status == exitClean {
+				fmt.Fprintf(stderr, "simrun serve: --log %s: %v\n", logPath, osError(err))
+				status = exitUsage
+			}
+		}()
 		srv.Log = f
 	}
 	ln, err := net.Listen("tcp", listen)
@@ -101,10 +116,28 @@ func serveUntil(ctx context.Context, s *sim.Scenario, listen, logPath string, bo
 	case err := <-done:
 		fmt.Fprintf(stderr, "simrun serve: %v\n", err)
 		return exitInternal
+	case <-srv.Failed():
+		var logErr *serve.LogError
+		errors.As(srv.Err(), &logErr)
+		fmt.Fprintf(stderr, "simrun serve: --log %s: line %d could not be written: %v; stopped serving\n", logPath, logErr.Line, osError(logErr.Err))
+		status = exitUsage
 	case <-ctx.Done():
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	httpServer.Shutdown(shutdown) // stalled streams are cut at the deadline
-	return exitClean
+	if httpServer.Shutdown(shutdown) != nil {
+		httpServer.Close() // stalled streams are cut at the deadline
+	}
+	return status
+}
+
+// osError is an error without the path that a message names already
+// ("write requests.jsonl: no space left on device" → "no space left on
+// device").
+func osError(err error) error {
+	var pathErr *os.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Err
+	}
+	return err
 }
