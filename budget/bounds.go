@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,6 +45,11 @@ func ParseBound(s string) (Bound, error) {
 			bound, err := strconv.ParseFloat(rest, 64)
 			if err != nil {
 				return Bound{}, fmt.Errorf("%q: %q is not a number", s, rest)
+			}
+			// A figure is never above NaN nor below it, and always below
+			// +Inf: such a bound would fail, or hold, whatever was measured.
+			if math.IsNaN(bound) || math.IsInf(bound, 0) {
+				return Bound{}, fmt.Errorf("%q: the bound must be a finite number, got %s", s, rest)
 			}
 			return Bound{Text: s, Figure: figure, Op: op, Value: bound}, nil
 		}

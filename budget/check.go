@@ -28,10 +28,15 @@ const failuresShown = 5
 // invariants and how to replay it), with a count of the rest, and once for
 // each bound ("exhaustion<0.001", as simrun budget's --assert) the report
 // breaks, naming turns to replay; it returns the report for further
-// assertions.
+// assertions. An invalid configuration (Validate) fails tb once, and the
+// report is empty.
 func (c Config) Check(tb TB, seed uint64, runs int, bounds ...string) Report {
 	tb.Helper()
-	r := c.Run(seed, runs)
+	r, err := c.Run(seed, runs)
+	if err != nil {
+		tb.Errorf("budget: %v", err)
+		return r
+	}
 	for i, t := range r.Violations {
 		if i == failuresShown {
 			tb.Errorf("and %d more turns the oracle failed, of %d", len(r.Violations)-failuresShown, r.Turns)
@@ -91,8 +96,11 @@ func joinInts(ns []int) string {
 // Trace runs turn seed again and writes its v1 session log to path, for
 // simrun check and replay tooling. Under a timed environment the turn is
 // placed at 0 ms of seed's horizon; TraceTurn places a run's turn where it
-// ran.
+// ran. An invalid configuration is an error (Validate), and writes nothing.
 func (c Config) Trace(seed uint64, path string) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
 	var s *sim.Scenario
 	var opts sim.Options
 	if c.Env.Timed() {
@@ -109,8 +117,12 @@ func (c Config) Trace(seed uint64, path string) error {
 // session log to path, its times those of the horizon (which starts at
 // sim.Epoch), and returns its violations as the run judged them: a
 // listener's misbehaviour that only the run's facts show (its count of
-// retries) is among them, though the log alone reads clean.
+// retries) is among them, though the log alone reads clean. An invalid
+// configuration is an error (Validate), and writes nothing.
 func (c Config) TraceTurn(first uint64, index int, path string) ([]oracle.Violation, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
 	if !c.Env.Timed() {
 		if index < 0 {
 			return nil, fmt.Errorf("turn %d: turns are numbered from 0", index)

@@ -1,15 +1,18 @@
 package budget
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/turnsim/turnsim/internal/limits"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/loop/session"
@@ -32,7 +35,8 @@ func TestCheckReportsAnAuthorsBug(t *testing.T) {
 	always := sim.Listener{Name: "retry-everything", Place: sim.Outermost, MaxRetries: sim.Unbounded, New: func(sim.Env) loop.RequestErrorListener {
 		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) { return loop.Retry, nil }
 	}}
-	cfg := Config{Policy: retry.DefaultPolicy(), Env: &Environment{Outages: []Outage{{FromMs: 0, ForMs: 1e12, Code: "SERVER"}}},
+	// As long an outage as the duration limit allows: permanent, for a turn.
+	cfg := Config{Policy: retry.DefaultPolicy(), Env: &Environment{Outages: []Outage{{FromMs: 0, ForMs: limits.Current.DurationMs, Code: "SERVER"}}},
 		Listeners: []sim.Listener{always}}
 	var tb recordingTB
 	r := cfg.Check(&tb, 1, 3, "violations<1")
@@ -68,7 +72,7 @@ func TestCheckPassesACorrectListener(t *testing.T) {
 	env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 0.5}}}
 	var tb recordingTB
 	with := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{passOn}}.Check(&tb, 1, 300, "exhaustion<0.1")
-	without := Run(retry.DefaultPolicy(), env, 1, 300)
+	without := mustRun(t, Config{Policy: retry.DefaultPolicy(), Env: env}, 1, 300)
 	if len(tb.errors) > 0 || with.Exhausted != without.Exhausted || with.Completed != without.Completed {
 		t.Errorf("errors %v; with the listener %+v, without %+v", tb.errors, with, without)
 	}
@@ -91,8 +95,16 @@ func ExampleConfig_Run() {
 			return next()
 		}
 	}}
-	without := Run(retry.DefaultPolicy(), env, 1, 1000)
-	with := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{once}}.Run(1, 1000)
+	without, err := Run(retry.DefaultPolicy(), env, 1, 1000)
+	if err != nil {
+		fmt.Println(err) // a policy, environment or listener that a file could not give
+		return
+	}
+	with, err := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{once}}.Run(1, 1000)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Printf("without: %d of 1000 turns failed\n", without.FailedAtOnce+without.Exhausted)
 	fmt.Printf("with:    %d of 1000 turns failed, %d violations\n", with.FailedAtOnce+with.Exhausted, len(with.Violations))
 	// Output:
@@ -150,7 +162,11 @@ func TestCheckNamesATimedTurn(t *testing.T) {
 func ExampleConfig_Run_horizon() {
 	env := &Environment{HorizonMs: 2 * 3600e3, Arrivals: &Arrivals{PerMinute: 10},
 		Incidents: []IncidentKind{{PerHour: 2, ForMs: &Distribution{Uniform: &[2]float64{20000, 40000}}, Code: "SERVER", Status: 503}}}
-	r := Config{Policy: retry.DefaultPolicy(), Env: env}.Run(1, 0) // runs: the horizon's arrivals
+	r, err := Config{Policy: retry.DefaultPolicy(), Env: env}.Run(1, 0) // runs: the horizon's arrivals
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Printf("%d turns, %d failed\n", r.Turns, r.Turns-r.Completed)
 	for _, in := range r.Timeline.Incidents {
 		fmt.Printf("%s %s for %.0f s: %d hit, %d carried through\n", Clock(in.FromMs), in.Code, in.LengthMs()/1e3, in.TurnsHit, in.Carried)
@@ -159,4 +175,47 @@ func ExampleConfig_Run_horizon() {
 	// 1204 turns, 4 failed
 	// 00:52:04 SERVER for 23 s: 5 hit, 4 carried through
 	// 01:10:46 SERVER for 30 s: 4 hit, 1 carried through
+}
+
+// TestAListenerThatBlocksEndsTheRun: a listener of the author's that waits
+// on the real world (here the turn signal, which only the world cancels,
+// and the world waits for the listener) makes Run return an error naming
+// it and the turn, once the watchdog's real time has passed, for a
+// per-turn environment and over a horizon (Run once hung with no
+// message), and Check fails with it.
+func TestAListenerThatBlocksEndsTheRun(t *testing.T) {
+	waits := sim.Listener{Name: "waits", Place: sim.Outermost, New: func(sim.Env) loop.RequestErrorListener {
+		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
+			<-ev.Signal.Done()
+			return next()
+		}
+	}}
+	perTurn := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 1}}}
+	horizon := &Environment{Failures: perTurn.Failures, HorizonMs: 600e3, Arrivals: &Arrivals{PerMinute: 2}}
+	for _, tt := range []struct {
+		why  string
+		env  *Environment
+		want string
+	}{
+		{"a per-turn environment", perTurn, `turn 0 (seed 0x1): listener "waits" blocked outside virtual time: no answer after 20ms of real time`},
+		{"over a horizon", horizon, `turn 0 (seed 0x1): listener "waits" blocked outside virtual time`},
+	} {
+		t.Run(tt.why, func(t *testing.T) {
+			cfg := Config{Policy: retry.DefaultPolicy(), Env: tt.env, Listeners: []sim.Listener{waits}, blockedAfter: 20 * time.Millisecond}
+			_, err := cfg.Run(1, 100)
+			var blocked *BlockedError
+			if !errors.As(err, &blocked) || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("Run: %v, want a BlockedError beginning %q", err, tt.want)
+			}
+			var tb recordingTB
+			cfg.Check(&tb, 1, 100)
+			if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], `listener "waits" blocked outside virtual time`) {
+				t.Errorf("Check reports %q", tb.errors)
+			}
+		})
+	}
+	if _, err := (Config{Policy: retry.DefaultPolicy(), Env: perTurn, Listeners: []sim.Listener{waits}, blockedAfter: 20 * time.Millisecond}).Turn(7); err == nil ||
+		!strings.HasPrefix(err.Error(), `turn seed 0x7: listener "waits" blocked`) {
+		t.Errorf("Turn: %v", err)
+	}
 }

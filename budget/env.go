@@ -67,6 +67,34 @@ type Distribution struct {
 	Fixed       *float64    `json:"fixed"`
 	Uniform     *[2]float64 `json:"uniform"`
 	Exponential *float64    `json:"exponentialMean"`
+	// read says the value was decoded from JSON, and uniformLen how many
+	// values its uniform array held: encoding/json fills a [2]float64
+	// from [1] as [1, 0] and drops a third value, so the length is kept
+	// for validate to refuse by name (a value built in Go cannot have
+	// another).
+	read       bool
+	uniformLen int
+}
+
+// UnmarshalJSON decodes a distribution, keeping its uniform's length.
+// ParseEnvironment has already held the input to the type's keys and
+// kinds (strictjson.Locate), so only the length is new here.
+func (d *Distribution) UnmarshalJSON(raw []byte) error {
+	var in struct {
+		Fixed       *float64   `json:"fixed"`
+		Uniform     *[]float64 `json:"uniform"`
+		Exponential *float64   `json:"exponentialMean"`
+	}
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return err
+	}
+	*d = Distribution{Fixed: in.Fixed, Exponential: in.Exponential, read: true}
+	if in.Uniform != nil {
+		var u [2]float64
+		copy(u[:], *in.Uniform)
+		d.Uniform, d.uniformLen = &u, len(*in.Uniform)
+	}
+	return nil
 }
 
 // draw samples the distribution with u uniform in [0,1).
@@ -80,7 +108,21 @@ func (d *Distribution) draw(u float64) float64 {
 	return -*d.Exponential * math.Log1p(-u)
 }
 
-func (d *Distribution) validate(path string) error {
+// longestExponential is the most an exponential's draw can be, in means:
+// draw takes −ln(1 − u) with u a 53-bit uniform below 1 (math/rand/v2's
+// Float64), which is at most 53·ln 2 ≈ 36.7. An exponential is
+// unbounded; what is drawn of one is not, and that is what the duration
+// limit bounds: every value drawn stays within it, with the distribution
+// exactly as asked (a draw clamped at the limit would not be; a bound on
+// the mean alone would let a third of a mean-at-the-limit's draws past).
+const longestExponential = 53 * math.Ln2
+
+// validate checks a distribution of durations at path: its shape, and
+// that no draw can exceed limits.Current.DurationMs (an unbounded one
+// overflows virtual time). draws is how many exponential draws one value
+// may sum: 2 for an incident's length, which a length-biased draw makes
+// (drawLengthBiased), else 1.
+func (d *Distribution) validate(path string, draws int) error {
 	set := 0
 	for _, ok := range []bool{d.Fixed != nil, d.Uniform != nil, d.Exponential != nil} {
 		if ok {
@@ -90,12 +132,43 @@ func (d *Distribution) validate(path string) error {
 	switch {
 	case set != 1:
 		return fmt.Errorf("%s: needs exactly one of fixed, uniform, exponentialMean", path)
+	case d.Uniform != nil && d.read && d.uniformLen != 2:
+		return fmt.Errorf("%s.uniform: want [low, high], got %s", path, values(d.uniformLen))
 	case d.Fixed != nil && !(*d.Fixed >= 0):
 		return fmt.Errorf("%s.fixed: must be ≥ 0, got %v", path, *d.Fixed)
 	case d.Uniform != nil && !(d.Uniform[0] >= 0 && d.Uniform[1] >= d.Uniform[0]):
 		return fmt.Errorf("%s.uniform: want [low, high] with 0 ≤ low ≤ high, got %v", path, *d.Uniform)
 	case d.Exponential != nil && !(*d.Exponential > 0):
 		return fmt.Errorf("%s.exponentialMean: must be > 0, got %v", path, *d.Exponential)
+	case d.Fixed != nil:
+		return durationLimit(path+".fixed", *d.Fixed)
+	case d.Uniform != nil:
+		return durationLimit(path+".uniform[1]", d.Uniform[1]) // its high end
+	}
+	factor := longestExponential * float64(draws)
+	if longest := *d.Exponential * factor; !(longest <= limits.Current.DurationMs) {
+		return fmt.Errorf("%s.exponentialMean: %w", path, &limits.Exceeded{
+			What:  fmt.Sprintf("%s ms, the longest draw of a mean of %s ms (%.3g × the mean),", number(math.Round(longest)), number(*d.Exponential), factor),
+			Limit: number(limits.Current.DurationMs) + " ms", Flag: limits.FlagDurationMs})
+	}
+	return nil
+}
+
+// values is a count of a JSON array's values.
+func values(n int) string {
+	if n == 1 {
+		return "1 value"
+	}
+	return fmt.Sprintf("%d values", n)
+}
+
+// durationLimit refuses a duration or a time past limits.Current.DurationMs,
+// as a scenario's reader does: DSH's bound on a timer, and what keeps a
+// turn's virtual time from overflowing (1e300 ms once gave violations
+// blamed on the loop).
+func durationLimit(path string, ms float64) error {
+	if max := limits.Current.DurationMs; !(ms <= max) {
+		return fmt.Errorf("%s: %w", path, &limits.Exceeded{What: number(ms) + " ms", Limit: number(max) + " ms", Flag: limits.FlagDurationMs})
 	}
 	return nil
 }
@@ -151,58 +224,103 @@ func ParseEnvironment(raw []byte) (*Environment, error) {
 	if err := dec.Decode(&env); err != nil {
 		return nil, fmt.Errorf("invalid environment: %v", strictjson.Describe(err))
 	}
-	if err := validateFailures("failures", env.Failures); err != nil {
+	if err := env.Validate(); err != nil {
 		return nil, err
 	}
-	if b := env.Bursts; b != nil {
+	return &env, nil
+}
+
+// Validate checks an environment's values as ParseEnvironment does once
+// it has decoded them, errors naming the field's path; every run method
+// of Config calls it, so that a value built in Go is held to what a file
+// is (a probability of 7, a NaN latency, a horizon of +Inf or a rate of a
+// billion a minute once ran, panicked or ran out of memory). A nil
+// environment is one where no request fails.
+func (e *Environment) Validate() error {
+	if e == nil {
+		return nil
+	}
+	if err := validateFailures("failures", e.Failures); err != nil {
+		return err
+	}
+	if b := e.Bursts; b != nil {
 		switch {
 		case !(b.PGoodToBad >= 0 && b.PGoodToBad <= 1):
-			return nil, fmt.Errorf("bursts.pGoodToBad: must be in [0,1], got %v", b.PGoodToBad)
+			return fmt.Errorf("bursts.pGoodToBad: must be in [0,1], got %v", b.PGoodToBad)
 		case !(b.PBadToGood >= 0 && b.PBadToGood <= 1):
-			return nil, fmt.Errorf("bursts.pBadToGood: must be in [0,1], got %v", b.PBadToGood)
+			return fmt.Errorf("bursts.pBadToGood: must be in [0,1], got %v", b.PBadToGood)
 		}
 		if err := validateFailures("bursts.failures", b.Failures); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if env.LatencyMs != nil {
-		if err := env.LatencyMs.validate("latencyMs"); err != nil {
-			return nil, err
+	if e.LatencyMs != nil {
+		if err := e.LatencyMs.validate("latencyMs", 1); err != nil {
+			return err
 		}
 	}
-	if w := env.Workload; w != nil {
-		switch {
-		case w.ToolSteps < 0 || w.ToolSteps > 100:
-			return nil, fmt.Errorf("workload.toolSteps: must be in [0,100], got %d", w.ToolSteps)
-		case w.ResultChars < 0:
-			return nil, fmt.Errorf("workload.resultChars: must not be negative, got %d", w.ResultChars)
-		case w.ResultChars > limits.Current.ResultChars:
-			return nil, fmt.Errorf("workload.resultChars: %w", &limits.Exceeded{What: fmt.Sprint(w.ResultChars), Limit: fmt.Sprint(limits.Current.ResultChars), Flag: limits.FlagResultChars})
-		case w.ContextWindow < 0:
-			return nil, fmt.Errorf("workload.contextWindow: must not be negative, got %d", w.ContextWindow)
-		}
+	if err := e.Workload.validate(); err != nil {
+		return err
 	}
-	if err := env.validateHorizon(); err != nil {
-		return nil, err
+	if err := e.validateHorizon(); err != nil {
+		return err
 	}
-	for i, o := range env.Outages {
+	for i, o := range e.Outages {
+		at := fmt.Sprintf("outages[%d]", i)
 		switch {
 		case o.Code == "":
-			return nil, fmt.Errorf("outages[%d].code: missing", i)
+			return fmt.Errorf("%s.code: missing", at)
 		case !(o.FromMs >= 0):
-			return nil, fmt.Errorf("outages[%d].fromMs: must be ≥ 0, got %v", i, o.FromMs)
+			return fmt.Errorf("%s.fromMs: must be ≥ 0, got %v", at, o.FromMs)
 		case !(o.ForMs > 0):
-			return nil, fmt.Errorf("outages[%d].forMs: must be > 0, got %v", i, o.ForMs)
+			return fmt.Errorf("%s.forMs: must be > 0, got %v", at, o.ForMs)
 		case o.Status != 0 && !session.ValidStatus(o.Status):
-			return nil, fmt.Errorf("outages[%d].status: must be an HTTP status in 100..599, got %d", i, o.Status)
+			return fmt.Errorf("%s.status: must be an HTTP status in 100..599, got %d", at, o.Status)
+		}
+		// With a horizon, fromMs is a time on it, which validateHorizon
+		// bounds by horizonMs; without one, a time in each turn's world.
+		if !e.Timed() {
+			if err := durationLimit(at+".fromMs", o.FromMs); err != nil {
+				return err
+			}
+		}
+		if err := durationLimit(at+".forMs", o.ForMs); err != nil {
+			return err
 		}
 		if o.RetryAfterMs != nil {
-			if err := o.RetryAfterMs.validate(fmt.Sprintf("outages[%d].retryAfterMs", i)); err != nil {
-				return nil, err
+			if err := o.RetryAfterMs.validate(at+".retryAfterMs", 1); err != nil {
+				return err
 			}
 		}
 	}
-	return &env, nil
+	return nil
+}
+
+// validate checks a workload: each tool result within
+// limits.Current.ResultChars, and their sum over a turn's steps, which
+// the turn's history and log hold at once, within
+// limits.Current.TotalResultChars, as a scenario's are (100 steps of 16 M
+// characters, each under the first, once took 2.5 GB in 4 s).
+func (w *Workload) validate() error {
+	if w == nil {
+		return nil
+	}
+	max, total := limits.Current.ResultChars, limits.Current.TotalResultChars
+	switch {
+	case w.ToolSteps < 0 || w.ToolSteps > 100:
+		return fmt.Errorf("workload.toolSteps: must be in [0,100], got %d", w.ToolSteps)
+	case w.ResultChars < 0:
+		return fmt.Errorf("workload.resultChars: must not be negative, got %d", w.ResultChars)
+	case w.ResultChars > max:
+		return fmt.Errorf("workload.resultChars: %w", &limits.Exceeded{What: fmt.Sprint(w.ResultChars), Limit: fmt.Sprint(max), Flag: limits.FlagResultChars})
+	case w.ToolSteps > 0 && w.ResultChars > total/w.ToolSteps:
+		return fmt.Errorf("workload: %w", &limits.Exceeded{
+			What:  fmt.Sprintf("a turn's tool results, toolSteps × resultChars = %d × %d = %s characters,", w.ToolSteps, w.ResultChars, number(float64(w.ToolSteps)*float64(w.ResultChars))),
+			Limit: fmt.Sprint(total), Flag: limits.FlagTotalResultChars})
+	case w.ContextWindow < 0:
+		return fmt.Errorf("workload.contextWindow: must not be negative, got %d", w.ContextWindow)
+	}
+	return nil
 }
 
 func validateFailures(path string, failures []Failure) error {
@@ -217,7 +335,7 @@ func validateFailures(path string, failures []Failure) error {
 			return fmt.Errorf("%s.status: must be an HTTP status in 100..599, got %d", at, f.Status)
 		}
 		if f.RetryAfterMs != nil {
-			if err := f.RetryAfterMs.validate(at + ".retryAfterMs"); err != nil {
+			if err := f.RetryAfterMs.validate(at+".retryAfterMs", 1); err != nil {
 				return err
 			}
 		}
@@ -278,6 +396,12 @@ func ParseOutageFlag(s string) (Outage, error) {
 	o.ForMs, err2 = strconv.ParseFloat(length, 64)
 	if !ok || err1 != nil || err2 != nil || o.Code == "" || !(o.FromMs >= 0) || !(o.ForMs > 0) {
 		return Outage{}, fmt.Errorf("%q: want [CODE[/STATUS]@]FROM+FOR in ms with FOR > 0, e.g. 0+20000", s)
+	}
+	// FOR is a duration, bounded here; FROM is a time, which the
+	// environment it joins bounds (Validate: by the limit, or with a
+	// horizon by horizonMs).
+	if err := durationLimit("FOR", o.ForMs); err != nil {
+		return Outage{}, fmt.Errorf("%q: %w", s, err)
 	}
 	return o, nil
 }

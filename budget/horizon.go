@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"strconv"
 
@@ -51,8 +52,24 @@ type IncidentKind struct {
 // unit is refused rather than run for hours.
 const maxTurns = 5_000_000
 
-// maxIncidents bounds one kind's expected incidents over the horizon.
+// maxIncidents bounds the expected incidents over the horizon, of one
+// kind and of all kinds together (each is drawn and kept for the run).
 const maxIncidents = 1_000_000
+
+// maxRates bounds the arrival rates a horizon goes through: a schedule's
+// entries times the periods it repeats over. Each begins a fresh draw of
+// the wait for the next arrival, so a thousand rates repeated every
+// minute over a year (527 million) took gigabytes, and then minutes,
+// before any turn ran; they are counted before any is drawn.
+const maxRates = 50_000_000
+
+// maxHorizonMs is a horizon's ceiling, a year (366 days). It is a
+// ceiling of its own, not limits.Current.DurationMs: that bounds the
+// durations and times a turn meets in its own world, which begins at
+// 0 ms wherever the turn arrives, while the horizon is the stretch the
+// turns arrive over, which no timer waits on and no turn's virtual time
+// reaches.
+const maxHorizonMs = 366 * 24 * 3600e3
 
 // Timed reports whether the environment is a stretch of virtual time.
 func (e *Environment) Timed() bool { return e != nil && e.HorizonMs > 0 }
@@ -69,8 +86,9 @@ func (e *Environment) validateHorizon() error {
 		}
 		return nil
 	}
-	if !(e.HorizonMs > 0) || e.HorizonMs > 366*24*3600e3 {
-		return fmt.Errorf("horizonMs: must be > 0 and at most a year, got %s", number(e.HorizonMs))
+	if !(e.HorizonMs > 0) || e.HorizonMs > maxHorizonMs {
+		return fmt.Errorf("horizonMs: must be > 0 and at most a year, %s ms (a ceiling of its own: --max-duration-ms bounds the times each turn meets from its arrival, not the stretch turns arrive over), got %s",
+			number(maxHorizonMs), number(e.HorizonMs))
 	}
 	a := e.Arrivals
 	if a == nil {
@@ -90,6 +108,9 @@ func (e *Environment) validateHorizon() error {
 		return fmt.Errorf("arrivals.repeatEveryMs: repeats a schedule: give one")
 	case a.RepeatEveryMs != 0 && !(a.RepeatEveryMs >= 60e3):
 		return fmt.Errorf("arrivals.repeatEveryMs: must be at least a minute (60000), got %s", number(a.RepeatEveryMs))
+	case math.IsInf(a.RepeatEveryMs, 1):
+		// No file's, and it would leave expectedTurns NaN: unbounded.
+		return fmt.Errorf("arrivals.repeatEveryMs: must be finite, got %s", number(a.RepeatEveryMs))
 	case a.RepeatEveryMs != 0:
 		end, endName = a.RepeatEveryMs, "repeatEveryMs"
 	}
@@ -101,11 +122,17 @@ func (e *Environment) validateHorizon() error {
 			return fmt.Errorf("arrivals.schedule[%d].fromMs: must be after schedule[%d]'s %s, got %s", i, i-1, number(a.Schedule[i-1].FromMs), number(r.FromMs))
 		case !(r.PerMinute >= 0):
 			return fmt.Errorf("arrivals.schedule[%d].perMinute: must be ≥ 0, got %s", i, number(r.PerMinute))
+		case math.IsInf(r.PerMinute, 1): // no file's; ∞ × a span of 0 is NaN
+			return fmt.Errorf("arrivals.schedule[%d].perMinute: must be finite, got %s", i, number(r.PerMinute))
 		}
+	}
+	if n := e.rateCount(); n > maxRates {
+		return fmt.Errorf("arrivals: a schedule of %d rates repeated every %s ms goes through %s rates over the horizon, more than the %d a run draws (each change of rate is a draw): repeat it less often, give fewer rates or a shorter horizon",
+			len(a.Schedule), number(a.RepeatEveryMs), number(n), maxRates)
 	}
 	if n := e.expectedTurns(); n == 0 {
 		return fmt.Errorf("arrivals: every rate of the schedule is 0: no turn can arrive")
-	} else if n > maxTurns {
+	} else if !(n <= maxTurns) {
 		return fmt.Errorf("arrivals: %.0f turns expected over the horizon, more than the %d a run takes: is the rate per minute?", n, maxTurns)
 	}
 	for i, o := range e.Outages {
@@ -113,6 +140,7 @@ func (e *Environment) validateHorizon() error {
 			return fmt.Errorf("outages[%d].fromMs: with a horizon, a time on it: must be under horizonMs (%s), got %s", i, number(e.HorizonMs), number(o.FromMs))
 		}
 	}
+	incidents := 0.0 // expected, of the kinds so far
 	for i, k := range e.Incidents {
 		at := fmt.Sprintf("incidents[%d]", i)
 		switch {
@@ -125,17 +153,23 @@ func (e *Environment) validateHorizon() error {
 		case k.Status != 0 && !session.ValidStatus(k.Status):
 			return fmt.Errorf("%s.status: must be an HTTP status in 100..599, got %d", at, k.Status)
 		}
-		if err := k.ForMs.validate(at + ".forMs"); err != nil {
+		// An incident in progress at the horizon's start has a
+		// length-biased length: two exponential draws for an exponential.
+		if err := k.ForMs.validate(at+".forMs", 2); err != nil {
 			return err
 		}
 		if m := k.ForMs.mean(); m > e.HorizonMs {
 			return fmt.Errorf("%s.forMs: a mean of %s ms is longer than the horizon", at, number(m))
 		}
-		if n := k.PerHour / 3600e3 * (e.HorizonMs + k.ForMs.mean()); n > maxIncidents {
+		n := k.PerHour / 3600e3 * (e.HorizonMs + k.ForMs.mean())
+		if n > maxIncidents {
 			return fmt.Errorf("%s.perHour: %s an hour is %.0f incidents over the horizon, more than the %d a run takes", at, number(k.PerHour), n, maxIncidents)
 		}
+		if incidents += n; incidents > maxIncidents {
+			return fmt.Errorf("%s.perHour: %s an hour brings the incidents expected over the horizon, with the kinds before it, to %.0f, more than the %d a run takes", at, number(k.PerHour), incidents, maxIncidents)
+		}
 		if k.RetryAfterMs != nil {
-			if err := k.RetryAfterMs.validate(at + ".retryAfterMs"); err != nil {
+			if err := k.RetryAfterMs.validate(at+".retryAfterMs", 1); err != nil {
 				return err
 			}
 		}
@@ -143,13 +177,39 @@ func (e *Environment) validateHorizon() error {
 	return nil
 }
 
-// expectedTurns is the mean number of arrivals over the horizon.
+// expectedTurns is the mean number of arrivals over the horizon, summed
+// over one period of the schedule rather than over every period: a
+// schedule repeated every minute over a year is half a million of them.
 func (e *Environment) expectedTurns() float64 {
+	a := e.Arrivals
+	if len(a.Schedule) == 0 {
+		return a.PerMinute * e.HorizonMs / 60e3
+	}
+	period := a.RepeatEveryMs
+	if period == 0 {
+		period = e.HorizonMs // once, the last rate to the horizon's end
+	}
+	whole := math.Floor(e.HorizonMs / period)
+	rest := e.HorizonMs - whole*period // of the last period, cut by the horizon's end
 	n := 0.0
-	for _, r := range e.rates() {
-		n += r.PerMinute * (r.toMs - r.FromMs) / 60e3
+	for i, r := range a.Schedule {
+		to := period
+		if i+1 < len(a.Schedule) {
+			to = a.Schedule[i+1].FromMs
+		}
+		n += r.PerMinute * (whole*(to-r.FromMs) + max(0, min(to, rest)-r.FromMs)) / 60e3
 	}
 	return n
+}
+
+// rateCount is the most rates that rates gives, counted without going
+// through them: the schedule's entries in every period begun.
+func (e *Environment) rateCount() float64 {
+	a := e.Arrivals
+	if len(a.Schedule) == 0 || a.RepeatEveryMs == 0 {
+		return float64(max(1, len(a.Schedule)))
+	}
+	return math.Ceil(e.HorizonMs/a.RepeatEveryMs) * float64(len(a.Schedule))
 }
 
 // span is a rate with its end.
@@ -158,30 +218,33 @@ type spanRate struct {
 	toMs float64
 }
 
-// rates are the arrival rates over the horizon, each with its end: the
-// one rate, or the schedule's, repeated when it repeats.
-func (e *Environment) rates() []spanRate {
-	a := e.Arrivals
-	if len(a.Schedule) == 0 {
-		return []spanRate{{Rate{0, a.PerMinute}, e.HorizonMs}}
-	}
-	period := a.RepeatEveryMs
-	if period == 0 {
-		period = math.Inf(1)
-	}
-	var out []spanRate
-	for base := 0.0; base < e.HorizonMs; base += period {
-		for i, r := range a.Schedule {
-			from, to := base+r.FromMs, base+period
-			if i+1 < len(a.Schedule) {
-				to = base + a.Schedule[i+1].FromMs
-			}
-			if from < e.HorizonMs {
-				out = append(out, spanRate{Rate{from, r.PerMinute}, min(to, e.HorizonMs)})
+// rates are the arrival rates over the horizon, in order, each with its
+// end: the one rate, or the schedule's, repeated when it repeats. They
+// are given one at a time, never held: rateCount bounds them, and there
+// may be millions.
+func (e *Environment) rates() iter.Seq[spanRate] {
+	return func(yield func(spanRate) bool) {
+		a := e.Arrivals
+		if len(a.Schedule) == 0 {
+			yield(spanRate{Rate{0, a.PerMinute}, e.HorizonMs})
+			return
+		}
+		period := a.RepeatEveryMs
+		if period == 0 {
+			period = math.Inf(1)
+		}
+		for base := 0.0; base < e.HorizonMs; base += period {
+			for i, r := range a.Schedule {
+				from, to := base+r.FromMs, base+period
+				if i+1 < len(a.Schedule) {
+					to = base + a.Schedule[i+1].FromMs
+				}
+				if from < e.HorizonMs && !yield(spanRate{Rate{from, r.PerMinute}, min(to, e.HorizonMs)}) {
+					return
+				}
 			}
 		}
 	}
-	return out
 }
 
 // mean is the distribution's expected value.
@@ -210,5 +273,12 @@ func (d *Distribution) drawLengthBiased(u1, u2 float64) float64 {
 	return *d.Exponential * (-math.Log1p(-u1) - math.Log1p(-u2))
 }
 
-// number writes a figure as written in a file: 4000000, not 4e+06.
-func number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// number writes a figure as written in a file: 4000000, not 4e+06; but
+// 1e+308, not a 309-digit number, from 1e21 up and below 1e-6 (where
+// JavaScript, which DSH's files are written for, switches too).
+func number(v float64) string {
+	if a := math.Abs(v); a != 0 && (a >= 1e21 || a < 1e-6) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}

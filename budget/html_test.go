@@ -17,7 +17,7 @@ import (
 // largest interval end.
 func TestChartData(t *testing.T) {
 	env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 0.3}}}
-	r := Run(retry.DefaultPolicy(), env, 1, 2000)
+	r := mustRun(t, Config{Policy: retry.DefaultPolicy(), Env: env}, 1, 2000)
 	failing := r.Turns - r.Attempts[1]
 	sum := 0
 	for _, b := range r.RecoveryHistogram {
@@ -68,7 +68,7 @@ func TestChartData(t *testing.T) {
 	}
 	// Figures within a factor of 30: a linear axis up to the largest
 	// interval end.
-	one, two := Run(normal(1), env, 1, 2000), Run(normal(2), env, 1, 2000)
+	one, two := mustRun(t, Config{Policy: normal(1), Env: env}, 1, 2000), mustRun(t, Config{Policy: normal(2), Env: env}, 1, 2000)
 	s := exhaustionScale([]Named{{Policy: "two retries", Report: two}, {Policy: "one retry", Report: one}}, nil)
 	if s.Log || s.Top != one.ExhaustionHi || s.Hi[1] != chartW || s.Dot[0] >= s.Dot[1] {
 		t.Errorf("exhaustion scale %+v", s)
@@ -99,7 +99,7 @@ func TestBudgetPageRenders(t *testing.T) {
 	var reports []Named
 	for _, c := range []Named{{Policy: "default", Config: Config{Policy: retry.DefaultPolicy()}}, {Policy: "<one retry>", Config: Config{Policy: normal(1)}}} {
 		c.Config.Env = env
-		c.Report = c.Config.Run(1, 0)
+		c.Report = mustRun(t, c.Config, 1, 0)
 		reports = append(reports, c)
 	}
 	var b bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/loop"
@@ -16,6 +17,13 @@ import (
 // alwaysAttempts caps the failures drawn for an always-mode turn: after
 // them the provider answers.
 const alwaysAttempts = 64
+
+// maxScripted bounds the requests a turn's world scripts. A normal-mode
+// budget may be any safe integer (ParsePolicy takes 2^53 − 1), and under
+// failures of p = 1 every attempt it allows was scripted up front, which
+// no memory holds; but each attempt writes at least one event and a turn
+// writes at most eventCeiling, so the attempts past this are never made.
+const maxScripted = eventCeiling
 
 // Turn is one turn's outcome.
 type Turn struct {
@@ -41,6 +49,34 @@ type Turn struct {
 	// failed any of its attempts, in the order they did.
 	hitBy    []int
 	finishes int // attempts ended so far, while reading the log
+	// blocked says a listener of the author's own blocked outside
+	// virtual time in this turn (sim.Result.Blocked): the run stops
+	// there with it as its error, since every turn that reaches the
+	// listener would wait out the watchdog again.
+	blocked string
+}
+
+// BlockedError is a run stopped by a listener of the author's own that
+// blocked outside virtual time in one of its turns: a finding about the
+// listener, not a configuration error.
+type BlockedError struct {
+	// Turn names the turn ("turn 3 (seed 0x4)", or "turn seed 0x4" for
+	// Config.Turn), Why says what blocked.
+	Turn, Why string
+}
+
+func (e *BlockedError) Error() string { return e.Turn + ": " + e.Why }
+
+// blockedError is the error for a turn whose listener blocked: of a run
+// (which names its turns by number), or of one turn, named by its seed.
+func (t Turn) blockedError(ofRun bool) error {
+	switch {
+	case t.blocked == "":
+		return nil
+	case ofRun:
+		return &BlockedError{Turn: fmt.Sprintf("turn %d (seed %#x)", t.Index, t.Seed), Why: t.blocked}
+	}
+	return &BlockedError{Turn: fmt.Sprintf("turn seed %#x", t.Seed), Why: t.blocked}
 }
 
 // Config is what a budget is measured on: the route's policy (nil: none),
@@ -59,6 +95,9 @@ type Config struct {
 	// before them, any other after them (a budget is measured in one
 	// fixed order; the seeded swarm is where places are drawn).
 	Listeners []sim.Listener
+	// blockedAfter is the plug-ins' watchdog (sim.Options.BlockedAfter),
+	// shortened by this package's tests.
+	blockedAfter time.Duration
 }
 
 func (c Config) order() []string {
@@ -70,14 +109,25 @@ func (c Config) order() []string {
 
 // RunTurn runs turn seed: one request, failing as the environment draws,
 // under the policy (nil: no retry listener's policy), checked by the oracle.
-func RunTurn(p *loop.RetryPolicy, env *Environment, seed uint64) Turn {
+// An invalid policy or environment is an error (Config.Validate).
+func RunTurn(p *loop.RetryPolicy, env *Environment, seed uint64) (Turn, error) {
 	return Config{Policy: p, Env: env}.Turn(seed)
 }
 
 // Turn runs turn seed under the configuration, checked by the oracle.
 // Under a timed environment it runs the turn as if it began at 0 ms of the
-// horizon (Run places each turn at its arrival).
-func (c Config) Turn(seed uint64) Turn {
+// horizon (Run places each turn at its arrival). An invalid configuration
+// is an error (Validate).
+func (c Config) Turn(seed uint64) (Turn, error) {
+	if err := c.Validate(); err != nil {
+		return Turn{}, err
+	}
+	t := c.turn(seed)
+	return t, t.blockedError(false)
+}
+
+// turn is Turn of a configuration validated.
+func (c Config) turn(seed uint64) Turn {
 	if c.Env.Timed() {
 		return c.timedTurn(newTimeline(c.Env, seed), 0, seed)
 	}
@@ -109,6 +159,9 @@ func (c Config) runTurn(seed uint64, outages []sim.Outage) (Turn, *sim.Result) {
 	s, opts := c.world(seed, outages)
 	res, vs := faults.Check(s, opts)
 	t := Turn{Seed: seed, Attempts: len(res.Requests), Violations: vs}
+	if res.Blocked != "" {
+		t.blocked = res.Stopped
+	}
 	first := -1
 	retries := 0
 	var last *session.LlmFailure // the latest failed attempt's failure
@@ -233,15 +286,19 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 		return out
 	}
 	steps := 1
+	result := "" // one string for every step's result: they are the same
 	if w := env.Workload; w != nil {
 		steps += w.ToolSteps
 		if w.ContextWindow > 0 {
 			s.ContextWindow, s.EnforceContextWindow = w.ContextWindow, true
 		}
+		if w.ToolSteps > 0 {
+			result = strings.Repeat("x", w.ResultChars)
+		}
 	}
 	for step := range steps {
 		out := draw()
-		for a := 1; out.Fail != nil && a < attempts; a++ {
+		for a := 1; out.Fail != nil && a < attempts && len(s.Requests)+1 < maxScripted; a++ {
 			s.Requests = append(s.Requests, out)
 			out = draw()
 		}
@@ -251,7 +308,7 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 		}
 		if step < steps-1 {
 			out.ToolCalls = []sim.ToolCallSpec{{Name: "read", Arguments: fmt.Sprintf(`{"path":"notes-%d.md"}`, step+1),
-				Result: strings.Repeat("x", env.Workload.ResultChars)}}
+				Result: result}}
 		} else {
 			out.Text = ptr("ok")
 		}
@@ -263,7 +320,7 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 	}
 	s.Outages = outages
 	s.MaxEvents = eventBound(p, outages, len(s.Requests), steps)
-	opts := sim.Options{Listeners: c.Listeners}
+	opts := sim.Options{Listeners: c.Listeners, BlockedAfter: c.blockedAfter}
 	if len(c.Listeners) > 0 {
 		base := []string{sim.ListenerRetry}
 		if c.Compaction != nil {
@@ -273,6 +330,9 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 	}
 	return s, opts
 }
+
+// eventCeiling is the most events a turn may write (eventBound).
+const eventCeiling = 500_000
 
 // eventBound bounds a turn's events by what its policy can do. A turn
 // under an outage retries as often as the policy's shortest wait allows
@@ -287,7 +347,7 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 // of one's own that retries without waiting — a turn that would retry
 // without end, which is what turn-terminates is for.
 func eventBound(p *loop.RetryPolicy, outages []sim.Outage, scripted, steps int) int {
-	const floor, perAttempt, ceiling, permanent = 10_000, 16, 500_000, 100 * 24 * 3600e3
+	const floor, perAttempt, ceiling, permanent = 10_000, 16, eventCeiling, 100 * 24 * 3600e3
 	if p == nil {
 		return floor
 	}
@@ -360,20 +420,29 @@ type Report struct {
 const failedTurnsNamed = 10
 
 // Run runs turns seed … seed+runs-1 and reports.
-func Run(p *loop.RetryPolicy, env *Environment, seed uint64, runs int) Report {
+func Run(p *loop.RetryPolicy, env *Environment, seed uint64, runs int) (Report, error) {
 	return Config{Policy: p, Env: env}.Run(seed, runs)
 }
 
 // Run runs turns seed … seed+runs-1 under the configuration and reports.
-func (c Config) Run(seed uint64, runs int) Report { return c.RunUntil(seed, runs, nil) }
+func (c Config) Run(seed uint64, runs int) (Report, error) { return c.RunUntil(seed, runs, nil) }
 
-// RunUntil is Run that stops early, between turns, once stopped (when
-// not nil) says so; the report then covers the turns run. Under a timed
-// environment the turns are those that arrive over its horizon, drawn from
-// seed (turn i on seed seed+i), and runs is not read.
-func (c Config) RunUntil(seed uint64, runs int, stopped func() bool) Report {
+// RunUntil is Run that stops early, once stopped (when not nil) says so:
+// between turns, or while a horizon's arrivals and incidents are drawn;
+// the report then covers the turns run. Under a timed environment the
+// turns are those that arrive over its horizon, drawn from seed (turn i
+// on seed seed+i), and runs is not read; otherwise runs must be at least
+// 1 (a run of no turn measures nothing, and every bound would hold). An
+// invalid configuration is an error (Validate), and nothing runs.
+func (c Config) RunUntil(seed uint64, runs int, stopped func() bool) (Report, error) {
+	if err := c.Validate(); err != nil {
+		return Report{}, err
+	}
 	if c.Env.Timed() {
 		return c.runHorizon(seed, stopped)
+	}
+	if runs < 1 {
+		return Report{}, fmt.Errorf("runs: a run measures at least 1 turn, got %d", runs)
 	}
 	var tally tally
 	for i := range runs {
@@ -381,11 +450,14 @@ func (c Config) RunUntil(seed uint64, runs int, stopped func() bool) Report {
 			tally.interrupted = true
 			break
 		}
-		t := c.Turn(seed + uint64(i))
+		t := c.turn(seed + uint64(i))
 		t.Index = i
+		if err := t.blockedError(true); err != nil {
+			return Report{}, err
+		}
 		tally.add(t)
 	}
-	return tally.report(c)
+	return tally.report(c), nil
 }
 
 // tally adds turns up into a report.

@@ -108,9 +108,12 @@ type CrossCheck struct {
 // report needs of each turn is added up as it ends, not kept: a week of
 // turns under several policies at once would otherwise hold hundreds of
 // megabytes.
-func (c Config) runHorizon(seed uint64, stopped func() bool) Report {
-	tl := newTimeline(c.Env, seed)
+func (c Config) runHorizon(seed uint64, stopped func() bool) (Report, error) {
 	var tally tally
+	tl, ok := newTimelineUntil(c.Env, seed, stopped)
+	if !ok { // stopped while drawing: no turn to run, nothing drawn to report
+		tl, tally.interrupted = &timeline{env: c.Env}, true
+	}
 	h := newHorizonTally(c.Env.HorizonMs, len(tl.arrivals))
 	for i, at := range tl.arrivals {
 		if stopped != nil && stopped() {
@@ -119,6 +122,9 @@ func (c Config) runHorizon(seed uint64, stopped func() bool) Report {
 		}
 		t := c.timedTurn(tl, at, seed+uint64(i))
 		t.Index = i
+		if err := t.blockedError(true); err != nil {
+			return Report{}, err
+		}
 		tally.add(t)
 		h.add(t, tl)
 	}
@@ -134,7 +140,7 @@ func (c Config) runHorizon(seed uint64, stopped func() bool) Report {
 	r.ExhaustionLo, r.ExhaustionHi = wilson(float64(errors)/tr.DesignEffect, float64(r.Turns)/tr.DesignEffect, 1.96)
 	tr.Checks = append(tr.Checks, h.crossChecks(c.Env)...)
 	r.Timeline = tr
-	return r
+	return r, nil
 }
 
 // horizonTally adds up what a horizon's report says of its turns.

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -68,7 +69,7 @@ func TestIncidentExhaustionMatchesAnalytic(t *testing.T) {
 	if one := -math.Expm1(-lambda * (length - 7000)); math.Abs(want-one) > 0.01*one {
 		t.Fatalf("union %v against one incident %v: the rates were meant to make overlaps rare", want, one)
 	}
-	r := cfg.Run(1, 0)
+	r := mustRun(t, cfg, 1, 0)
 	if r.Turns < 40000 || r.FailedAtOnce != 0 || r.Aborted != 0 || len(r.Violations) != 0 {
 		t.Fatalf("report %+v", r)
 	}
@@ -317,8 +318,8 @@ func TestScheduledStormCarriesRetryAfter(t *testing.T) {
 	capped := func(maxDelay float64) *loop.RetryPolicy {
 		return &loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: 20, RetryableCodes: []string{"RATE_LIMIT"}, InitialDelayMs: 500, MaxDelayMs: maxDelay}
 	}
-	short := Config{Policy: capped(4000), Env: env}.Run(1, 0)
-	long := Config{Policy: capped(10000), Env: env}.Run(1, 0)
+	short := mustRun(t, Config{Policy: capped(4000), Env: env}, 1, 0)
+	long := mustRun(t, Config{Policy: capped(10000), Env: env}, 1, 0)
 	storm := short.Timeline.Incidents[0]
 	if storm.TurnsHit == 0 || storm.Failed != storm.TurnsHit || short.FailedAtOnce != storm.Failed ||
 		len(short.Failures) != 1 || short.Failures[0].Why != "not retried: Retry-After over the cap" {
@@ -353,7 +354,7 @@ func TestScheduleRepeats(t *testing.T) {
 		t.Errorf("expected turns %v, want %v", got, want)
 	}
 	perDay := make([]int, 3)
-	for _, at := range drawArrivals(env, sim.Stream(1, "arrivals")) {
+	for _, at := range newTimeline(env, 1).arrivals {
 		d := int(at / day)
 		if math.Mod(at, day) < 6*3600e3 {
 			t.Fatalf("a turn arrived at %s, in the night", Clock(at))
@@ -382,9 +383,61 @@ func TestIncidentsOfAQuietEnd(t *testing.T) {
 	day := 24 * 3600e3
 	env := &Environment{HorizonMs: day, Arrivals: &Arrivals{Schedule: []Rate{{FromMs: 0, PerMinute: 2}, {FromMs: day / 2, PerMinute: 0}}},
 		Incidents: []IncidentKind{{PerHour: 2, ForMs: fixed(30000), Code: "SERVER", Status: 503}}}
-	r := Config{Policy: noJitter(), Env: env}.Run(1, 0)
+	r := mustRun(t, Config{Policy: noJitter(), Env: env}, 1, 0)
 	ins := r.Timeline.Incidents
 	if len(ins) == 0 || ins[len(ins)-1].FromMs < 20*3600e3 || math.Abs(float64(len(ins))-48) > 4*math.Sqrt(48) {
 		t.Errorf("%d incidents over a day at 2 an hour, the last at %s", len(ins), Clock(ins[len(ins)-1].FromMs))
+	}
+}
+
+// TestHorizonSetupStops: drawing a horizon's arrivals and incidents looks
+// at the stop, as running its turns does: over a year of 10 rates
+// repeated every minute (5 million rates, a handful of turns) the stop
+// was asked only between turns, after the drawing, and a SIGINT waited
+// seconds for it.
+func TestHorizonSetupStops(t *testing.T) {
+	env, err := ParseEnvironment(schedule(t, 365*24*3600e3, 10, 60e3, 0.00001))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	r, err := Config{Policy: retry.DefaultPolicy(), Env: env}.RunUntil(1, 0, func() bool { asked++; return asked > 100 })
+	if err != nil || !r.Interrupted || r.Turns != 0 || asked != 101 || r.Timeline == nil {
+		t.Errorf("interrupted %v after %d turns, the stop asked %d times (%v)", r.Interrupted, r.Turns, asked, err)
+	}
+	// Incidents in progress at the start are drawn before any turn too.
+	many := &Environment{HorizonMs: 7 * 24 * 3600e3, Arrivals: &Arrivals{PerMinute: 0.01},
+		Incidents: []IncidentKind{{PerHour: 20000.0 / 84, ForMs: fixed(84 * 3600e3), Code: "SERVER"}}} // 20,000 at the start
+	if err := many.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	asked = 0
+	if _, ok := newTimelineUntil(many, 1, func() bool { asked++; return true }); ok || asked != 1 {
+		t.Errorf("drawing 20,000 incidents in progress: stopped %v, the stop asked %d times", !ok, asked)
+	}
+}
+
+// TestRatesInOrder: a repeated schedule's rates, one period after another,
+// the last cut by the horizon's end, are given one at a time (and
+// expectedTurns, summed over one period, agrees with them).
+func TestRatesInOrder(t *testing.T) {
+	env := &Environment{HorizonMs: 150e3, Arrivals: &Arrivals{RepeatEveryMs: 60e3, Schedule: []Rate{{FromMs: 0, PerMinute: 1}, {FromMs: 20e3, PerMinute: 2}}}}
+	var got []spanRate
+	for r := range env.rates() {
+		got = append(got, r)
+	}
+	want := []spanRate{{Rate{0, 1}, 20e3}, {Rate{20e3, 2}, 60e3}, {Rate{60e3, 1}, 80e3}, {Rate{80e3, 2}, 120e3}, {Rate{120e3, 1}, 140e3}, {Rate{140e3, 2}, 150e3}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(spanRate{})); diff != "" {
+		t.Errorf("rates (-want +got):\n%s", diff)
+	}
+	sum := 0.0
+	for _, r := range got {
+		sum += r.PerMinute * (r.toMs - r.FromMs) / 60e3
+	}
+	if e := env.expectedTurns(); math.Abs(e-sum) > 1e-9 || env.rateCount() != 6 {
+		t.Errorf("expected turns %v, want %v; %v rates counted, want 6", e, sum, env.rateCount())
+	}
+	for range env.rates() {
+		break // a caller that stops early stops the rates
 	}
 }

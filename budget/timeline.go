@@ -57,7 +57,21 @@ type kindStream struct {
 }
 
 func newTimeline(env *Environment, seed uint64) *timeline {
-	t := &timeline{env: env, arrivals: drawArrivals(env, sim.Stream(seed, "arrivals"))}
+	t, _ := newTimelineUntil(env, seed, nil)
+	return t
+}
+
+// newTimelineUntil is newTimeline that gives up, returning false, once
+// stopped (when not nil) says so: drawing a horizon's arrivals goes
+// through every rate of its schedule, millions of them for one repeated
+// every minute over a year, and an interrupt once waited seconds for it.
+func newTimelineUntil(env *Environment, seed uint64, stopped func() bool) (*timeline, bool) {
+	stop := &stopCheck{stopped: stopped}
+	arrivals, ok := drawArrivals(env, sim.Stream(seed, "arrivals"), stop)
+	if !ok {
+		return nil, false
+	}
+	t := &timeline{env: env, arrivals: arrivals}
 	var first []Incident
 	draws := sim.Stream(seed, "outages")
 	for i, o := range env.Outages {
@@ -69,27 +83,49 @@ func newTimeline(env *Environment, seed uint64) *timeline {
 	}
 	for i := range env.Incidents {
 		k := &kindStream{kind: &env.Incidents[i], source: fmt.Sprintf("incidents[%d]", i), r: sim.Stream(seed, fmt.Sprintf("incidents/%d", i))}
-		first = append(first, k.inProgress()...)
+		in, ok := k.inProgress(stop)
+		if !ok {
+			return nil, false
+		}
+		first = append(first, in...)
 		k.next = k.gap()
 		t.kinds = append(t.kinds, k)
 	}
 	t.add(first)
-	return t
+	return t, true
+}
+
+// stopCheck asks stopped every stopEvery steps of drawing: often enough
+// to stop at once, seldom enough to cost nothing.
+type stopCheck struct {
+	stopped func() bool
+	steps   int
+}
+
+const stopEvery = 4096
+
+// now reports whether to stop, counting a step.
+func (s *stopCheck) now() bool {
+	s.steps++
+	return s.stopped != nil && s.steps%stopEvery == 0 && s.stopped()
 }
 
 // inProgress draws the incidents under way at 0 ms, as a stationary
 // process has them: their number is Poisson with mean rate × mean
 // duration, each one's length is length-biased, and 0 ms falls uniformly
 // within it.
-func (k *kindStream) inProgress() []Incident {
+func (k *kindStream) inProgress(stop *stopCheck) ([]Incident, bool) {
 	mean := k.kind.PerHour / 3600e3 * k.kind.ForMs.mean()
 	var out []Incident
 	for sum := k.r.ExpFloat64(); sum <= mean; sum += k.r.ExpFloat64() {
+		if stop.now() {
+			return nil, false
+		}
 		length := k.kind.ForMs.drawLengthBiased(k.r.Float64(), k.r.Float64())
 		left := length * k.r.Float64() // what remains of it at 0 ms
 		out = append(out, k.occurrence(left-length, length))
 	}
-	return out
+	return out, true
 }
 
 // gap is the time to the next start: exponential at the kind's rate.
@@ -173,18 +209,25 @@ func (t *timeline) outagesFor(at, window float64) (outages []sim.Outage, ids []i
 
 // drawArrivals draws the turns' start times: Poisson at the rate in
 // force, the wait for the next arrival restarted at each change of rate
-// (exact, as waits are memoryless).
-func drawArrivals(env *Environment, r *rand.Rand) []float64 {
+// (exact, as waits are memoryless). It gives up, returning false, once
+// stop says so.
+func drawArrivals(env *Environment, r *rand.Rand, stop *stopCheck) ([]float64, bool) {
 	var out []float64
-	for _, rate := range env.rates() {
+	for rate := range env.rates() {
+		if stop.now() {
+			return nil, false
+		}
 		if rate.PerMinute == 0 {
 			continue
 		}
 		for at := rate.FromMs + r.ExpFloat64()*60e3/rate.PerMinute; at < rate.toMs; at += r.ExpFloat64() * 60e3 / rate.PerMinute {
+			if stop.now() {
+				return nil, false
+			}
 			out = append(out, at)
 		}
 	}
-	return out
+	return out, true
 }
 
 // coveredShare is the analytic share of time some incident is in

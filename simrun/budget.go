@@ -3,19 +3,23 @@ package simrun
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 
 	"github.com/turnsim/turnsim/budget"
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/strictjson"
 )
@@ -51,6 +55,18 @@ arrivals); the report adds each incident, failed turns per minute, the
 exhaustion interval widened for turns an incident failed together, and
 analytic cross-checks; --trace --turn N writes turn N's log.
 
+Every duration an environment or --outage gives (latencies,
+Retry-Afters, outages' and incidents' lengths; of a distribution, its
+fixed value, its uniform's high end, or the longest draw of an
+exponential: 36.7 times its mean, 73.5 for an incident's length, drawn as
+two), and an outage's fromMs without a horizon, is at most
+--max-duration-ms. A horizon is at most a year (366 days), a ceiling of
+its own: --max-duration-ms bounds what each turn meets in its own world
+from its arrival, not the stretch turns arrive over (an outage's fromMs
+is then a time on it, under horizonMs). A workload's tool results are
+each at most --max-result-chars, and a turn's together (toolSteps ×
+resultChars) at most --max-total-result-chars.
+
 --assert 'exhaustion<0.001' --assert 'p99_recovery_ms<20000' makes the
 exit status 1 when a policy's report breaks a bound, so budgets can be
 pinned in CI. Figures: exhaustion, exhaustion_hi (the interval's upper
@@ -59,8 +75,10 @@ p50/p90/p99/max_recovery_ms, amplification, violations, aborted.
 --html draws the policies side by side with the bounds' verdicts.
 
 Exit status: 0, 1 an invariant was violated or an --assert failed, 2 bad
-usage or input, 130 interrupted (SIGINT or SIGTERM): the report of the
-turns run is printed, marked interrupted, and no bound is checked.
+usage or input (a --policy given twice included), 130 interrupted
+(SIGINT or SIGTERM, also while a horizon's arrivals are drawn): the
+report of the turns run is printed, marked interrupted, and no bound is
+checked.
 
 flags:
 `
@@ -105,6 +123,29 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	if len(policies) == 0 {
 		return fail("give at least one --policy FILE (or --policy default)")
 	}
+	// A policy given twice was measured twice, under one name: two
+	// reports nothing told apart.
+	for i, name := range policies {
+		if j := slices.IndexFunc(policies[:i], func(p string) bool { return samePolicy(p, name) }); j >= 0 {
+			again := ""
+			if policies[j] != name {
+				again = fmt.Sprintf(" (as %s before)", strictjson.Printable(policies[j]))
+			}
+			return fail("--policy %s is given twice%s: each policy is measured once, its report named by it", strictjson.Printable(name), again)
+		}
+	}
+	var inputs []string
+	for _, p := range policies {
+		if p != "default" {
+			inputs = append(inputs, p)
+		}
+	}
+	if *envFile != "" {
+		inputs = append(inputs, *envFile)
+	}
+	if err := checkOutputs(inputs, output{"--html", *htmlOut}, output{"--trace", *trace}); err != nil {
+		return fail("%v", err)
+	}
 	if *runs < 1 {
 		return fail("--runs must be at least 1")
 	}
@@ -134,8 +175,19 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		env.Outages = append(env.Outages, parsed)
 	}
+	if len(fails)+len(outages) > 0 {
+		// The file was checked as it was read; what the flags add is
+		// checked with it: an --outage's time against the horizon, and
+		// every figure against the limits.
+		if err := env.Validate(); err != nil {
+			return fail("the environment with --fail and --outage: %v", err)
+		}
+	}
 	if env.Timed() && runsSet {
 		return fail("--runs: the environment has a horizon (horizonMs): its turns are those that arrive over it")
+	}
+	if err := campaign.SeedRange(first, uint64(*runs)); err != nil && !env.Timed() {
+		return fail("--seed %s --runs %d: turn i runs on seed+i: %v", *seed, *runs, err)
 	}
 	for _, field := range env.UnusualCodes() {
 		fmt.Fprintf(stderr, "simrun budget: warning: the environment's %s is not a code DSH's adapter derives (%s): DSH matches codes as written, so only a policy listing it exactly retries it — a typo?\n",
@@ -165,6 +217,11 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		c.Env = env
 		c.Listeners = mine // a main's own listeners, beside llm-retry
+		// What a file cannot say but the run needs: a bundle's listener
+		// order naming a listener this simrun has not got.
+		if err := c.Validate(); err != nil {
+			return fail("%s: %v", name, err)
+		}
 		for _, code := range budget.UnheardCodes(c.Policy, env) {
 			fmt.Fprintf(stderr, "simrun budget: warning: %s: retryableCodes lists %s, which no provider sends and no failure of the environment has (its codes: %s): its retries are never measured — a typo?\n",
 				name, strictjson.Printable(strconv.Quote(code)), strings.Join(env.Codes(), ", "))
@@ -216,7 +273,16 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		if rp == nil {
 			break
 		}
-		r := *rp
+		var blocked *budget.BlockedError
+		if errors.As(rp.err, &blocked) { // a listener of one's own
+			fmt.Fprintf(stderr, "simrun budget: policy %s: %v\n", policies[i], rp.err)
+			return exitViolation
+		}
+		if rp.err != nil { // validated above: turnsim's own fault
+			fmt.Fprintf(stderr, "simrun budget: internal error: policy %s: %v\n", policies[i], rp.err)
+			return exitInternal
+		}
+		r := rp.Report
 		if env.Timed() && r.Turns == 0 && !r.Interrupted {
 			return fail("no turn arrived over the horizon from seed %#x (%s): nothing to measure; give a longer horizonMs or more arrivals", first, budget.Span(env.HorizonMs))
 		}
@@ -296,10 +362,10 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 // turns' alone, so the bytes printed are the same for any -j. Policies
 // start in that order too, so that an interrupt finds the first ones
 // begun (their partial report is printed) and only later ones not (nil).
-func runSideBySide(ctx context.Context, configs []budget.Config, first uint64, runs, workers int) []chan *budget.Report {
-	done := make([]chan *budget.Report, len(configs))
+func runSideBySide(ctx context.Context, configs []budget.Config, first uint64, runs, workers int) []chan *sideReport {
+	done := make([]chan *sideReport, len(configs))
 	for i := range done {
-		done[i] = make(chan *budget.Report, 1)
+		done[i] = make(chan *sideReport, 1)
 	}
 	slots := make(chan struct{}, max(workers, 1))
 	go func() {
@@ -313,12 +379,27 @@ func runSideBySide(ctx context.Context, configs []budget.Config, first uint64, r
 			}
 			go func() {
 				defer func() { <-slots }()
-				r := c.RunUntil(first, runs, func() bool { return ctx.Err() != nil })
-				done[i] <- &r
+				r, err := c.RunUntil(first, runs, func() bool { return ctx.Err() != nil })
+				done[i] <- &sideReport{r, err}
 			}()
 		}
 	}()
 	return done
+}
+
+// sideReport is one policy's report, or why it could not run.
+type sideReport struct {
+	budget.Report
+	err error
+}
+
+// samePolicy says two --policy arguments name one policy: the same word
+// or the same file, however its path is spelled.
+func samePolicy(a, b string) bool {
+	if a == "default" || b == "default" {
+		return a == b
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
 }
 
 func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budget.Turn) string) {

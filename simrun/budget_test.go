@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -87,7 +88,8 @@ func TestBudgetAssert(t *testing.T) {
 		report.Asserts[0].Holds || report.Asserts[0].Value == 0 || !report.Asserts[1].Holds || report.Asserts[1].Figure != "violations" {
 		t.Errorf("--json asserts %+v (%v) in %s", report.Asserts, err, out)
 	}
-	for _, bad := range []string{"exhaustion", "exhaust<1", "exhaustion<lots"} {
+	// NaN once was accepted and always failed, Inf always held.
+	for _, bad := range []string{"exhaustion", "exhaust<1", "exhaustion<lots", "exhaustion<NaN", "exhaustion<Inf"} {
 		if status, _, _ := simrun(append(args, "--assert", bad)...); status != exitUsage {
 			t.Errorf("--assert %q: status %d, want 2", bad, status)
 		}
@@ -304,5 +306,83 @@ func TestBudgetWithAListenerOfOnesOwn(t *testing.T) {
 	plugged = nil
 	if status, _, errOut := simrun(args...); status != exitUsage || !strings.Contains(errOut, `--listeners: "eager" is not registered in this simrun`) {
 		t.Errorf("the line in a simrun without the listener: status %d, %q", status, errOut)
+	}
+}
+
+// TestBudgetRefusesWhatCannotBeMeasured: a policy given twice (once run
+// twice without a word, under one name), and what a file cannot know of
+// but the run needs: a bundle's listener order naming a listener this
+// simrun has not got, which once ran with neither.
+func TestBudgetRefusesWhatCannotBeMeasured(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.WriteFile("two.json", []byte(`{"mode":"normal","maxRetries":2}`), 0o644)
+	os.WriteFile("mine.json", []byte(`{"retryPolicy":{},"compaction":{"maxOverflowRetries":1},"listenerOrder":["compaction","mine","retry"]}`), 0o644)
+	for _, tt := range []struct {
+		why  string
+		args []string
+		want string
+	}{
+		{"the same word twice", []string{"--policy", "default", "--policy", "default"}, "simrun budget: --policy default is given twice: each policy is measured once, its report named by it\n"},
+		{"one file spelled two ways", []string{"--policy", "two.json", "--policy", "default", "--policy", "./two.json"}, "simrun budget: --policy ./two.json is given twice (as two.json before): each policy is measured once, its report named by it\n"},
+		{"an order naming a listener nothing registered", []string{"--policy", "mine.json"},
+			`simrun budget: mine.json: policy: listenerOrder[1]: unknown listener "mine" (built in: retry, compaction, always-retry, throw, cancel-then-next, cancel-then-retry; plugged in: none)` + "\n"},
+	} {
+		status, out, errOut := simrun(append([]string{"budget", "--runs", "10"}, tt.args...)...)
+		if status != exitUsage || out != "" {
+			t.Errorf("%s: status %d, stdout %q", tt.why, status, out)
+		}
+		if diff := cmp.Diff(tt.want, errOut); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.why, diff)
+		}
+	}
+}
+
+// TestBudgetDurationsWithinTheLimit: --outage and an environment's
+// durations are held to --max-duration-ms, as a scenario's are; a
+// latency of 1e300 ms once exited 1 with violations blamed on the loop.
+func TestBudgetDurationsWithinTheLimit(t *testing.T) {
+	env := filepath.Join(t.TempDir(), "slow.json")
+	os.WriteFile(env, []byte(`{"latencyMs":{"fixed":1e300}}`), 0o644)
+	over := " is over the limit of 2147483647 ms (raise it with --max-duration-ms)\n"
+	for _, tt := range []struct {
+		why  string
+		args []string
+		want string
+	}{
+		{"an environment's latency", []string{"--env", env}, "simrun budget: " + env + ": latencyMs.fixed: 1e+300 ms" + over},
+		{"an outage's length", []string{"--outage", "0+3e9"}, `simrun budget: --outage "0+3e9": FOR: 3000000000 ms` + over},
+		{"an outage's time in each turn's world", []string{"--outage", "3e9+1000"}, "simrun budget: the environment with --fail and --outage: outages[0].fromMs: 3000000000 ms" + over},
+	} {
+		status, _, errOut := simrun(append([]string{"budget", "--policy", "default", "--runs", "5"}, tt.args...)...)
+		if status != exitUsage {
+			t.Errorf("%s: status %d", tt.why, status)
+		}
+		if diff := cmp.Diff(tt.want, errOut); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.why, diff)
+		}
+	}
+	if status, _, errOut := simrun("budget", "--policy", "default", "--runs", "5", "--max-duration-ms", "4e9", "--outage", "0+3e9"); status != exitClean {
+		t.Errorf("raised by its flag: status %d: %s", status, errOut)
+	}
+}
+
+// TestBudgetInterruptedWhileDrawing: a horizon's arrivals are drawn
+// looking at the signal: a year of 90 rates repeated every minute (47
+// million rates, a handful of turns) once ignored SIGINT, sent twice, ran
+// on for seconds and exited 0 with a full report.
+func TestBudgetInterruptedWhileDrawing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	rates := make([]string, 90)
+	for i := range rates {
+		rates[i] = fmt.Sprintf(`{"fromMs":%d,"perMinute":0.00001}`, i*600)
+	}
+	env := filepath.Join(t.TempDir(), "year.json")
+	os.WriteFile(env, []byte(`{"horizonMs":31536000000,"arrivals":{"repeatEveryMs":60000,"schedule":[`+strings.Join(rates, ",")+`]}}`), 0o644)
+	status, out, errOut := interrupt(t, syscall.SIGINT, "budget", "--policy", "default", "--env", env)
+	if status != exitInterrupted || !strings.Contains(out, "(interrupted: every figure is over these)") || !strings.Contains(errOut, "simrun budget: interrupted after") {
+		t.Errorf("exit %d, want 130, marked interrupted\nstdout:\n%s\nstderr:\n%s", status, out, errOut)
 	}
 }

@@ -86,6 +86,10 @@ func TestInterruptedIsNotAPass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
+	// Three different policies (one given twice is refused), by paths
+	// that hold in the folder interrupt runs in.
+	two, _ := filepath.Abs(filepath.Join("..", "examples", "budget", "two-retries.json"))
+	steady, _ := filepath.Abs(filepath.Join("..", "examples", "budget", "steady.json"))
 	for _, row := range []struct {
 		why    string
 		sig    syscall.Signal
@@ -99,7 +103,7 @@ func TestInterruptedIsNotAPass(t *testing.T) {
 		// With fewer slots than policies, the first policy is the one
 		// running: its partial report is printed (the last one once ran
 		// first, and nothing was).
-		{"budget, three policies, -j 1", syscall.SIGINT, []string{"budget", "--policy", "default", "--policy", "default", "--policy", "default", "--fail", "SERVER/503=0.3", "--runs", "1000000000", "-j", "1"}, "(interrupted: every figure is over these)"},
+		{"budget, three policies, -j 1", syscall.SIGINT, []string{"budget", "--policy", "default", "--policy", two, "--policy", steady, "--fail", "SERVER/503=0.3", "--runs", "1000000000", "-j", "1"}, "(interrupted: every figure is over these)"},
 		{"explore", syscall.SIGTERM, []string{"explore", "--max-faults", "6"}, "(interrupted)"},
 		{"explore --mutant all", syscall.SIGINT, []string{"explore", "--mutant", "all", "--max-faults", "4"}, "(interrupted after"},
 	} {
@@ -116,8 +120,8 @@ func TestMergeOfAnInterruptedShard(t *testing.T) {
 	dir := t.TempDir()
 	whole := filepath.Join(dir, "0.jsonl")
 	cut := filepath.Join(dir, "1.jsonl")
-	os.WriteFile(whole, []byte(`{"runs":5,"violations":0,"events":10,"corpusErrors":0,"interrupted":false,"shard":"0/2","campaign":"--start 0x1 --seeds 10 (turnsim 0.1.0)"}`+"\n"), 0o644)
-	os.WriteFile(cut, []byte(`{"runs":2,"violations":0,"events":4,"corpusErrors":0,"interrupted":true,"shard":"1/2","campaign":"--start 0x1 --seeds 10 (turnsim 0.1.0)"}`+"\n"), 0o644)
+	os.WriteFile(whole, []byte(`{"runs":5,"violations":0,"events":10,"corpusErrors":0,"interrupted":false,"shard":"0/2","campaign":"--start 0x1 --seeds 10 (turnsim 0.1.0)","start":"0x1","seeds":10}`+"\n"), 0o644)
+	os.WriteFile(cut, []byte(`{"runs":2,"violations":0,"events":4,"corpusErrors":0,"interrupted":true,"shard":"1/2","campaign":"--start 0x1 --seeds 10 (turnsim 0.1.0)","start":"0x1","seeds":10}`+"\n"), 0o644)
 	status, out, errOut := simrun("merge", whole, cut)
 	if status != exitInterrupted || !strings.Contains(out, `"interrupted":true`) || !strings.Contains(errOut, "a shard was interrupted") {
 		t.Errorf("exit %d\n%s%s", status, out, errOut)
