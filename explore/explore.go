@@ -131,6 +131,10 @@ type Report struct {
 	Found    bool
 	// Stopped says the exploration ended before its bound (Ctrl-C).
 	Stopped bool
+	// Blocked names the plug-in that blocked outside virtual time, which
+	// ended the exploration at that plan (its failure is among
+	// Failures): every plan that reaches it would wait out the watchdog.
+	Blocked string
 }
 
 // outcome is what one plan's run gave.
@@ -138,6 +142,7 @@ type outcome struct {
 	state, log [16]byte
 	violations []oracle.Violation
 	scenario   *sim.Scenario
+	blocked    string
 }
 
 // Explore runs every plan of at most o.MaxFaults faults over the workload.
@@ -208,11 +213,14 @@ func Explore(p Policy, o Options) Report {
 						r.Found = true
 					}
 				}
-				if r.Found {
+				if out.blocked != "" {
+					r.Blocked = out.blocked
+				}
+				if r.Found || r.Blocked != "" {
 					break
 				}
 			}
-			if r.Found {
+			if r.Found || r.Blocked != "" {
 				break
 			}
 		}
@@ -222,7 +230,7 @@ func Explore(p Policy, o Options) Report {
 		r.Distinct += level.Distinct
 		r.States += level.States
 		r.Violating += level.Violating
-		if r.Found || r.Stopped {
+		if r.Found || r.Stopped || r.Blocked != "" {
 			break
 		}
 		frontier = next
@@ -322,7 +330,7 @@ func runPlan(base *sim.Scenario, p Plan, opts sim.Options) outcome {
 	h.Write([]byte{b2u(res.Disposed), b2u(res.RetryDisposed)})
 	var state [16]byte
 	copy(state[:], h.Sum(nil))
-	out := outcome{state: state, log: log, violations: vs}
+	out := outcome{state: state, log: log, violations: vs, blocked: res.Blocked}
 	if len(vs) > 0 {
 		out.scenario = s
 	}

@@ -5,10 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -209,5 +211,25 @@ func TestDedupeLosesNoState(t *testing.T) {
 		if deduped.Plans >= every.Plans {
 			t.Errorf("%s: de-duplication ran %d plans, growing every plan %d", p.Name, deduped.Plans, every.Plans)
 		}
+	}
+}
+
+// TestAListenerThatBlocksEndsTheExploration: a plug-in that waits on the
+// real world ends the exploration at the first plan that reaches it, with
+// that plan's failure, instead of waiting out the watchdog on every plan
+// after it (it would have waited on hundreds).
+func TestAListenerThatBlocksEndsTheExploration(t *testing.T) {
+	waits := sim.Listener{Name: "waits", New: func(sim.Env) loop.RequestErrorListener {
+		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
+			<-ev.Signal.Done()
+			return next()
+		}
+	}}
+	r := Explore(DefaultPolicies()[0], Options{MaxFaults: 2, Workers: 2, Sim: sim.Options{Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}})
+	if r.Blocked != "waits" || len(r.Failures) == 0 || !strings.Contains(r.Failures[len(r.Failures)-1].Violation.Message, `listener "waits" blocked outside virtual time`) {
+		t.Fatalf("blocked %q, failures %v", r.Blocked, r.Failures)
+	}
+	if r.Plans > 512 {
+		t.Errorf("%d plans ran: the exploration went on past the batch that blocked", r.Plans)
 	}
 }

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"testing"
+	"time"
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/sim"
@@ -29,25 +30,32 @@ func BenchmarkRun(b *testing.B) {
 }
 
 // BenchmarkRunWithAPlugIn is BenchmarkRun with a listener of one's own in
-// the waterfall (one that passes every failure on), whose every call the
-// world guards (sim/guard.go): what the guard costs a campaign.Check.
+// the waterfall (one that passes every failure on): "guarded", as every
+// run is, its calls on the guardian's goroutine under the watchdog
+// (sim/guard.go); "inline", without the watchdog, on the world's
+// goroutine. The same seeds, the same runs: the difference is what the
+// guard costs a campaign.Check.
 func BenchmarkRunWithAPlugIn(b *testing.B) {
-	b.ReportAllocs()
 	passOn := sim.Listener{Name: "pass-on", New: func(sim.Env) loop.RequestErrorListener {
 		return func(_ *loop.RequestError, next loop.Next) (loop.Action, error) { return next() }
 	}}
-	opts := sim.Options{Listeners: []sim.Listener{passOn}}
-	events, runs := 0, 0
-	seed := uint64(1)
-	for b.Loop() {
-		v := RunSeed(seed, Overrides{}, opts, false)
-		if len(v.Violations) > 0 {
-			b.Fatalf("seed %#x: %s", seed, v.Violations[0])
-		}
-		events += len(v.Result.Events)
-		runs++
-		seed++
+	for _, mode := range []struct {
+		name  string
+		after time.Duration
+	}{{"guarded", 0}, {"inline", -1}} {
+		b.Run(mode.name, func(b *testing.B) {
+			b.ReportAllocs()
+			opts := sim.Options{Listeners: []sim.Listener{passOn}, BlockedAfter: mode.after}
+			runs, seed := 0, uint64(1)
+			for b.Loop() {
+				v := RunSeed(seed, Overrides{}, opts, false)
+				if len(v.Violations) > 0 {
+					b.Fatalf("seed %#x: %s", seed, v.Violations[0])
+				}
+				runs++
+				seed++
+			}
+			b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
+		})
 	}
-	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "runs/s")
-	b.ReportMetric(float64(events)/float64(runs), "events/run")
 }

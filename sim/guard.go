@@ -1,13 +1,16 @@
 package sim
 
 import (
+	"context"
 	"fmt"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/compact"
 )
 
 // DefaultBlockedAfter is how long, in real time, the world waits for a
@@ -22,10 +25,16 @@ const DefaultBlockedAfter = 10 * time.Second
 // and the world waits for the listener — the run never ends: a
 // budget.Config.Run hung with no message, and go test died of "all
 // goroutines are asleep". So a plug-in's code (its constructor and each
-// call of its listener) runs on a goroutine of its own while the world
-// waits for it with a real-time watchdog. The hand-over is synchronous,
-// so the run is as deterministic as before; the watchdog only ever ends a
-// run that would not have ended.
+// call of its listener) runs on a goroutine of the run's own while the
+// world waits for it with a real-time watchdog. The hand-over is
+// synchronous, so the run is as deterministic as before; the watchdog only
+// ever ends a run that would not have ended.
+//
+// A call the watchdog gave up on is abandoned, not stopped (Go cannot stop
+// a goroutine): should it ever go on, it ends its goroutine at the first
+// point where it would reach the world again — its return, its next(), a
+// port of its Env — rather than touch a run that is over. (Env.Agent and
+// Env.Log are the loop's own types, which it may still reach.)
 
 // blocked is raised (and recovered by the world) when a plug-in gave no
 // answer within the watchdog's time.
@@ -41,15 +50,13 @@ func (b blocked) String() string {
 }
 
 // pluginPanic is a panic in a plug-in's code, carried to the world's
-// goroutine with the stack where it happened.
+// goroutine with the stack where it happened; goexit says the call ended
+// its goroutine instead.
 type pluginPanic struct {
-	value any
-	stack []byte
+	value  any
+	stack  string
+	goexit bool
 }
-
-// goexited says a plug-in's code ended its goroutine (runtime.Goexit, as
-// t.FailNow does): the world's goroutine ends the same way.
-type goexited struct{}
 
 // guardian runs a world's plug-in calls on a goroutine of its own, one
 // call at a time, and times each with one timer: a goroutine and a timer
@@ -60,10 +67,13 @@ type guardian struct {
 	timer *time.Timer
 	// depth is how many guarded calls are open: a plug-in's next() that
 	// reaches another plug-in runs it in place, on the guardian's
-	// goroutine, under the outer call's watchdog. names are theirs,
-	// innermost last, for the message of the one that blocked (read by
-	// the world when the watchdog fires, hence the lock).
+	// goroutine, under the outer call's watchdog. Only the goroutine that
+	// holds the call in hand touches it (the hand-over orders them).
 	depth int
+	// names are the open calls' plug-ins, innermost last, for the message
+	// of the one that blocked (read by the world when the watchdog fires,
+	// while the guardian's goroutine may be in any of them: hence the
+	// lock).
 	mu    sync.Mutex
 	names []string
 }
@@ -71,27 +81,33 @@ type guardian struct {
 // serve runs calls until the world closes them.
 func (g *guardian) serve() {
 	for call := range g.calls {
-		g.done <- g.run(call)
+		g.done <- run(call, func(p pluginPanic) { g.done <- p })
 	}
 }
 
-// run runs one call and says how it ended: nil, a panic (the world's own
-// stops pass through as they are), or goexited, after which the goroutine
-// ends as the call asked.
-func (g *guardian) run(call func()) (ended any) {
+// run runs a plug-in's call and says how it ended: nil, or a panic (the
+// world's own stops raised inside it pass through as they are; a panic of
+// the plug-in's with the stack where it happened). A call that ends its
+// goroutine (runtime.Goexit: t.FailNow from a listener) cannot be stopped
+// from doing so; exited is told of it, as a panic of the plug-in's, while
+// the goroutine unwinds.
+func run(call func(), exited func(pluginPanic)) (ended any) {
 	returned := false
 	defer func() {
-		switch r := recover(); {
-		case returned:
-		case r == nil:
-			g.done <- goexited{} // runtime.Goexit goes on ending the goroutine
-		default:
-			switch r.(type) {
-			case stalled, bounded, blocked, pluginPanic:
-				ended = r
-			default:
-				ended = pluginPanic{r, debug.Stack()}
+		if returned {
+			return
+		}
+		st := stack() // before recover: the frames that panicked are still on it
+		switch r := recover(); r.(type) {
+		case nil:
+			if exited != nil {
+				exited(pluginPanic{value: "the listener ended its goroutine (runtime.Goexit: t.FailNow and t.Fatal, which must not be called from a listener, do)",
+					stack: st, goexit: true})
 			}
+		case stalled, bounded, blocked, pluginPanic:
+			ended = r
+		default:
+			ended = pluginPanic{value: r, stack: st}
 		}
 	}()
 	call()
@@ -102,12 +118,23 @@ func (g *guardian) run(call func()) (ended any) {
 // guard runs a plug-in's code, named for the message if it blocks, and
 // waits for it for at most the watchdog's time.
 func (w *World) guard(name string, call func()) {
-	g := w.guardian
+	if w.blockedAfter < 0 {
+		// No watchdog (a listener stopped in a debugger): the call runs
+		// on the world's goroutine, as any built-in's does (and a Goexit
+		// in it ends that goroutine).
+		if r := run(call, nil); r != nil {
+			panic(r)
+		}
+		return
+	}
+	// Atomic: a nested call reads it on the guardian's goroutine, which
+	// an abandoned call may still be when the world lets go of it.
+	g := w.guardian.Load()
 	if g == nil {
 		g = &guardian{calls: make(chan func()), done: make(chan any, 1), timer: time.NewTimer(time.Hour)}
 		g.timer.Stop()
 		go g.serve()
-		w.guardian = g
+		w.guardian.Store(g)
 	}
 	g.mu.Lock()
 	g.names = append(g.names, name)
@@ -119,47 +146,53 @@ func (w *World) guard(name string, call func()) {
 	}()
 	if g.depth > 0 {
 		// Reached through an outer plug-in's next(): already on the
-		// guardian's goroutine, under its watchdog.
+		// guardian's goroutine, under the outer call's watchdog.
 		g.depth++
-		defer func() { g.depth-- }()
 		call()
+		w.leaveIfAbandoned()
+		g.depth--
 		return
 	}
 	g.depth++
-	g.calls <- call
+	g.calls <- func() {
+		call()
+		w.leaveIfAbandoned()
+	}
 	g.timer.Reset(w.blockedAfter)
 	select {
 	case r := <-g.done:
 		g.timer.Stop()
 		g.depth--
-		switch r := r.(type) {
-		case nil:
-		case goexited:
-			w.guardian = nil // its goroutine is gone
-			runtime.Goexit()
-		default:
+		if p, ok := r.(pluginPanic); ok && p.goexit {
+			w.guardian.Store(nil) // its goroutine is gone
+		}
+		if r != nil {
 			panic(r)
 		}
 	case <-g.timer.C:
-		// The call is abandoned: should it ever go on, its next call
-		// into the waterfall ends its goroutine instead of touching a
-		// run that is over, and its return ends the guardian.
 		w.abandoned.Store(true)
 		g.mu.Lock()
 		innermost := g.names[len(g.names)-1]
 		g.mu.Unlock()
-		close(g.calls)
-		w.guardian = nil
+		close(g.calls) // the abandoned call's return ends the guardian
+		w.guardian.Store(nil)
 		panic(blocked{listener: innermost, after: w.blockedAfter})
+	}
+}
+
+// leaveIfAbandoned ends the calling goroutine, a plug-in call's that the
+// watchdog gave up on, before it reaches the world again.
+func (w *World) leaveIfAbandoned() {
+	if w.abandoned.Load() {
+		runtime.Goexit()
 	}
 }
 
 // stopGuardian ends the guardian's goroutine at the end of a run (an
 // abandoned one ends when its blocked call returns, if ever).
 func (w *World) stopGuardian() {
-	if w.guardian != nil {
-		close(w.guardian.calls)
-		w.guardian = nil
+	if g := w.guardian.Swap(nil); g != nil {
+		close(g.calls)
 	}
 }
 
@@ -168,12 +201,100 @@ func (w *World) guarded(name string, l loop.RequestErrorListener) loop.RequestEr
 	return func(ev *loop.RequestError, next loop.Next) (act loop.Action, err error) {
 		w.guard(name, func() {
 			act, err = l(ev, func() (loop.Action, error) {
-				if w.abandoned.Load() {
-					runtime.Goexit()
-				}
-				return next()
+				w.leaveIfAbandoned()
+				a, e := next()
+				w.leaveIfAbandoned()
+				return a, e
 			})
 		})
 		return act, err
 	}
 }
+
+// guardedEnv is a plug-in's Env whose ports end an abandoned call's
+// goroutine before it reaches the world.
+func (w *World) guardedEnv(env Env) Env {
+	env.Clock = guardedClock{w, env.Clock}
+	env.IDs = guardedIDs{w, env.IDs}
+	env.Random = guardedRandom{w, env.Random}
+	env.Summarizer = guardedSummarizer{w, env.Summarizer}
+	warn := env.Warn
+	env.Warn = func(msg string) {
+		w.leaveIfAbandoned()
+		warn(msg)
+	}
+	return env
+}
+
+type guardedClock struct {
+	w *World
+	c loop.Clock
+}
+
+func (g guardedClock) Now() time.Time {
+	g.w.leaveIfAbandoned()
+	return g.c.Now()
+}
+
+func (g guardedClock) Sleep(ctx context.Context, d time.Duration) error {
+	g.w.leaveIfAbandoned()
+	err := g.c.Sleep(ctx, d)
+	g.w.leaveIfAbandoned()
+	return err
+}
+
+type guardedIDs struct {
+	w   *World
+	ids loop.IDs
+}
+
+func (g guardedIDs) NewID(kind string) string {
+	g.w.leaveIfAbandoned()
+	return g.ids.NewID(kind)
+}
+
+type guardedRandom struct {
+	w *World
+	r loop.Random
+}
+
+func (g guardedRandom) Float64() float64 {
+	g.w.leaveIfAbandoned()
+	return g.r.Float64()
+}
+
+type guardedSummarizer struct {
+	w *World
+	s compact.Summarizer
+}
+
+func (g guardedSummarizer) Summarize(ctx context.Context, req compact.SummaryRequest) (compact.Summary, error) {
+	g.w.leaveIfAbandoned()
+	sum, err := g.s.Summarize(ctx, req)
+	g.w.leaveIfAbandoned()
+	return sum, err
+}
+
+// stack is the stack of the calling goroutine, which is panicking or
+// ending, from the frame that panicked or called runtime.Goexit, without
+// what differs from one run of the same code to the next — the goroutine's
+// number, argument values, frame offsets — so that a panic's message,
+// which a corpus entry keeps, is the same bytes at any -j.
+func stack() string {
+	s := string(debug.Stack())
+	if loc := panicFrame.FindStringIndex(s); loc != nil {
+		s = s[loc[1]:]
+	}
+	s = goroutineLine.ReplaceAllString(s, "")
+	s = frameArgs.ReplaceAllString(s, "$1(…)")
+	return frameOffset.ReplaceAllString(s, "")
+}
+
+var (
+	// panicFrame is the frame of panic or Goexit and its file line: the
+	// frames above it are this package's recovery.
+	panicFrame    = regexp.MustCompile(`(?m)^(panic|runtime\.Goexit)\(.*\)\n\t.*\n`)
+	goroutineLine = regexp.MustCompile(`(?m)^goroutine \d+ \[[^\]]*\]:\n|(?m) in goroutine \d+$`)
+	frameArgs     = regexp.MustCompile(`(?m)^([^\t\n].*)\([^()\n]*\)$`)
+	frameOffset   = regexp.MustCompile(` \+0x[0-9a-f]+`)
+)

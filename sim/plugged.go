@@ -11,8 +11,8 @@ import (
 // listenerOrder names it, with the budget the oracle holds it to.
 func (w *World) plug(p Listener, random loop.Random) {
 	s := w.scenario
-	env := Env{Agent: w.agent, Clock: &w.clock, IDs: &w.ids, Random: random, Log: w.agent.Log(), Policy: s.RetryPolicy,
-		Compaction: s.Compaction, Summarizer: &scriptedSummarizer{w: w}, Warn: w.warn}
+	env := w.guardedEnv(Env{Agent: w.agent, Clock: &w.clock, IDs: &w.ids, Random: random, Log: w.agent.Log(), Policy: s.RetryPolicy,
+		Compaction: s.Compaction, Summarizer: &scriptedSummarizer{w: w}, Warn: w.warn})
 	budget := w.builtInBudget(p.Name)
 	if !BuiltIn(p.Name) {
 		budget = oracle.Budget{Listener: p.Name, MaxRetries: p.MaxRetries}

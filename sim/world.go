@@ -3,7 +3,6 @@ package sim
 import (
 	"cmp"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,7 +88,7 @@ type World struct {
 	// it fired.
 	blockedAfter time.Duration
 	abandoned    atomic.Bool
-	guardian     *guardian
+	guardian     atomic.Pointer[guardian]
 }
 
 // triggered is an action placed after the nth append of an event type.
@@ -118,7 +117,8 @@ type Options struct {
 	Derive func([]session.Event) view.Nodes
 	// BlockedAfter is how long in real time a plug-in's call may take
 	// before the run is stopped as blocked outside virtual time (0:
-	// DefaultBlockedAfter).
+	// DefaultBlockedAfter; below 0: no watchdog, the calls run on the
+	// world's goroutine, for a listener stopped in a debugger).
 	BlockedAfter time.Duration
 }
 
@@ -183,8 +183,9 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 				res.Facts.Panic = fmt.Sprintf("%v\n%s", r.value, r.stack)
 			default:
 				// A panic of the system under test is a finding, not a
-				// crash of turnsim.
-				res.Facts.Panic = fmt.Sprintf("%v\n%s", r, debug.Stack())
+				// crash of turnsim; its stack without what differs run to
+				// run, since a corpus entry keeps the message.
+				res.Facts.Panic = fmt.Sprintf("%v\n%s", r, stack())
 			}
 		}
 		for _, t := range w.triggered {

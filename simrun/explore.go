@@ -189,6 +189,7 @@ type policyJSON struct {
 	Seconds   float64         `json:"seconds"`
 	Failures  []failureJSON   `json:"failures,omitempty"`
 	Stopped   bool            `json:"interrupted,omitempty"`
+	Blocked   string          `json:"blocked,omitempty"`
 }
 
 type failureJSON struct {
@@ -203,7 +204,7 @@ type failureJSON struct {
 
 func (e *explorer) policy(r explore.Report, took time.Duration) {
 	pj := policyJSON{Policy: r.Policy, Levels: r.Levels, Plans: r.Plans, Distinct: r.Distinct, States: r.States, Violating: r.Violating,
-		Seconds: round2(took.Seconds()), Stopped: r.Stopped}
+		Seconds: round2(took.Seconds()), Stopped: r.Stopped, Blocked: r.Blocked}
 	for _, f := range r.Failures {
 		fj := failureJSON{Invariant: string(f.Violation.Invariant), Message: f.Violation.Message, Plan: f.Plan.Lines(), Index: f.Index}
 		if e.out != "" {
@@ -226,8 +227,12 @@ func (e *explorer) policy(r explore.Report, took time.Duration) {
 	for _, l := range r.Levels {
 		sizes = append(sizes, fmt.Sprint(l.Plans))
 	}
-	fmt.Fprintf(e.w, "%-32s %d plans (%s by size), %d distinct logs, %d states, %d violating, %.1f s\n",
-		r.Policy, r.Plans, strings.Join(sizes, " + "), r.Distinct, r.States, r.Violating, took.Seconds())
+	stopped := ""
+	if r.Blocked != "" {
+		stopped = fmt.Sprintf(" (stopped: listener %q blocked outside virtual time)", r.Blocked)
+	}
+	fmt.Fprintf(e.w, "%-32s %d plans (%s by size), %d distinct logs, %d states, %d violating, %.1f s%s\n",
+		r.Policy, r.Plans, strings.Join(sizes, " + "), r.Distinct, r.States, r.Violating, took.Seconds(), stopped)
 	for _, f := range pj.Failures {
 		fmt.Fprintf(e.w, "  VIOLATION %s (plan %d): %s\n", f.Invariant, f.Index, f.Message)
 		for _, line := range f.Plan {
