@@ -201,11 +201,14 @@ func TestAListenerThatBlocksEndsTheRun(t *testing.T) {
 		{"over a horizon", horizon, `turn 0 (seed 0x1): listener "waits" blocked outside virtual time`},
 	} {
 		t.Run(tt.why, func(t *testing.T) {
-			cfg := Config{Policy: retry.DefaultPolicy(), Env: tt.env, Listeners: []sim.Listener{waits}, blockedAfter: 20 * time.Millisecond}
-			_, err := cfg.Run(1, 100)
+			cfg := Config{Policy: retry.DefaultPolicy(), Env: tt.env, Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}
+			r, err := cfg.Run(1, 100)
 			var blocked *BlockedError
-			if !errors.As(err, &blocked) || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Fatalf("Run: %v, want a BlockedError beginning %q", err, tt.want)
+			if !errors.As(err, &blocked) || !strings.HasPrefix(err.Error(), tt.want) || blocked.Listener != "waits" || blocked.Turn != 0 || blocked.Seed != 1 {
+				t.Fatalf("Run: %v (%+v), want a BlockedError of turn 0, seed 1 and listener waits, beginning %q", err, blocked, tt.want)
+			}
+			if !r.Interrupted || r.Turns != 0 {
+				t.Errorf("the report: %d turns, interrupted %v; want the turns before the block, marked interrupted", r.Turns, r.Interrupted)
 			}
 			var tb recordingTB
 			cfg.Check(&tb, 1, 100)
@@ -214,7 +217,7 @@ func TestAListenerThatBlocksEndsTheRun(t *testing.T) {
 			}
 		})
 	}
-	if _, err := (Config{Policy: retry.DefaultPolicy(), Env: perTurn, Listeners: []sim.Listener{waits}, blockedAfter: 20 * time.Millisecond}).Turn(7); err == nil ||
+	if _, err := (Config{Policy: retry.DefaultPolicy(), Env: perTurn, Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}).Turn(7); err == nil ||
 		!strings.HasPrefix(err.Error(), `turn seed 0x7: listener "waits" blocked`) {
 		t.Errorf("Turn: %v", err)
 	}

@@ -67,34 +67,6 @@ type Distribution struct {
 	Fixed       *float64    `json:"fixed"`
 	Uniform     *[2]float64 `json:"uniform"`
 	Exponential *float64    `json:"exponentialMean"`
-	// read says the value was decoded from JSON, and uniformLen how many
-	// values its uniform array held: encoding/json fills a [2]float64
-	// from [1] as [1, 0] and drops a third value, so the length is kept
-	// for validate to refuse by name (a value built in Go cannot have
-	// another).
-	read       bool
-	uniformLen int
-}
-
-// UnmarshalJSON decodes a distribution, keeping its uniform's length.
-// ParseEnvironment has already held the input to the type's keys and
-// kinds (strictjson.Locate), so only the length is new here.
-func (d *Distribution) UnmarshalJSON(raw []byte) error {
-	var in struct {
-		Fixed       *float64   `json:"fixed"`
-		Uniform     *[]float64 `json:"uniform"`
-		Exponential *float64   `json:"exponentialMean"`
-	}
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return err
-	}
-	*d = Distribution{Fixed: in.Fixed, Exponential: in.Exponential, read: true}
-	if in.Uniform != nil {
-		var u [2]float64
-		copy(u[:], *in.Uniform)
-		d.Uniform, d.uniformLen = &u, len(*in.Uniform)
-	}
-	return nil
 }
 
 // draw samples the distribution with u uniform in [0,1).
@@ -132,8 +104,6 @@ func (d *Distribution) validate(path string, draws int) error {
 	switch {
 	case set != 1:
 		return fmt.Errorf("%s: needs exactly one of fixed, uniform, exponentialMean", path)
-	case d.Uniform != nil && d.read && d.uniformLen != 2:
-		return fmt.Errorf("%s.uniform: want [low, high], got %s", path, values(d.uniformLen))
 	case d.Fixed != nil && !(*d.Fixed >= 0):
 		return fmt.Errorf("%s.fixed: must be ≥ 0, got %v", path, *d.Fixed)
 	case d.Uniform != nil && !(d.Uniform[0] >= 0 && d.Uniform[1] >= d.Uniform[0]):
@@ -152,14 +122,6 @@ func (d *Distribution) validate(path string, draws int) error {
 			Limit: number(limits.Current.DurationMs) + " ms", Flag: limits.FlagDurationMs})
 	}
 	return nil
-}
-
-// values is a count of a JSON array's values.
-func values(n int) string {
-	if n == 1 {
-		return "1 value"
-	}
-	return fmt.Sprintf("%d values", n)
 }
 
 // durationLimit refuses a duration or a time past limits.Current.DurationMs,

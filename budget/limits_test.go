@@ -185,19 +185,26 @@ func TestWorkloadResultsBoundedInTotal(t *testing.T) {
 	}
 }
 
-// TestScriptedAttemptsBounded: a normal-mode budget may be any safe
-// integer, and every attempt under failures of p = 1 was scripted before
-// the turn ran; the script stops where the turn's events would.
+// TestScriptedAttemptsBounded: a normal-mode budget past what a turn can
+// spend within its bound on events is refused (DSH takes 2^53−1, which
+// under p = 1 scripted every attempt up front and ran out of memory, then
+// summed its recovery bounds term by term without end); the largest one
+// a turn can spend is scripted in full.
 func TestScriptedAttemptsBounded(t *testing.T) {
 	p := retry.DefaultPolicy()
 	p.MaxRetries = 1<<53 - 1
 	c := Config{Policy: p, Env: &Environment{Failures: []Failure{{Code: "SERVER", P: 1}}}}
+	want := fmt.Sprintf("policy: maxRetries: 9007199254740991 is more retries than a turn can make within its bound of 500000 events (16 an attempt): at most %d", maxBudgetRetries)
+	if diff := cmp.Diff(want, errText(c.Validate())); diff != "" {
+		t.Errorf("Validate (-want +got):\n%s", diff)
+	}
+	p.MaxRetries = maxBudgetRetries
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := c.world(1, nil)
-	if len(s.Requests) != maxScripted {
-		t.Errorf("%d requests scripted, want %d", len(s.Requests), maxScripted)
+	if len(s.Requests) != maxBudgetRetries+1 || s.MaxEvents > eventCeiling {
+		t.Errorf("%d requests scripted, want %d; %d events allowed", len(s.Requests), maxBudgetRetries+1, s.MaxEvents)
 	}
 }
 
@@ -205,9 +212,9 @@ func TestScriptedAttemptsBounded(t *testing.T) {
 // was read as if padded or cut ([1] as [1 0], [1,2,3] as [1 2]).
 func TestUniformOfTwo(t *testing.T) {
 	tests := []struct{ why, env, want string }{
-		{"one value", `{"latencyMs":{"uniform":[1]}}`, "latencyMs.uniform: want [low, high], got 1 value"},
-		{"three values", `{"failures":[{"code":"RATE_LIMIT","p":0.1,"retryAfterMs":{"uniform":[1,2,3]}}]}`, "failures[0].retryAfterMs.uniform: want [low, high], got 3 values"},
-		{"none", `{"latencyMs":{"uniform":[]}}`, "latencyMs.uniform: want [low, high], got 0 values"},
+		{"one value", `{"latencyMs":{"uniform":[1]}}`, "invalid environment: latencyMs.uniform: must be an array of 2 values, got 1 value"},
+		{"three values", `{"failures":[{"code":"RATE_LIMIT","p":0.1,"retryAfterMs":{"uniform":[1,2,3]}}]}`, "invalid environment: failures[0].retryAfterMs.uniform: must be an array of 2 values, got 3 values"},
+		{"none", `{"latencyMs":{"uniform":[]}}`, "invalid environment: latencyMs.uniform: must be an array of 2 values, got 0 values"},
 		{"two", `{"latencyMs":{"uniform":[1,2]}}`, "no error"},
 		{"a value of the wrong kind is still named where it is", `{"latencyMs":{"uniform":[1,"a"]}}`, `invalid environment: latencyMs.uniform[1]: must be a number, got a string "a"`},
 	}

@@ -18,12 +18,21 @@ import (
 // them the provider answers.
 const alwaysAttempts = 64
 
-// maxScripted bounds the requests a turn's world scripts. A normal-mode
-// budget may be any safe integer (ParsePolicy takes 2^53 − 1), and under
-// failures of p = 1 every attempt it allows was scripted up front, which
-// no memory holds; but each attempt writes at least one event and a turn
-// writes at most eventCeiling, so the attempts past this are never made.
+// maxScripted bounds the requests a turn's world scripts: each attempt
+// writes at least one event and a turn writes at most eventCeiling, so the
+// attempts past this are never made (Validate also bounds a normal-mode
+// budget by maxBudgetRetries, which this is far above).
 const maxScripted = eventCeiling
+
+// maxBudgetRetries is the largest normal-mode budget a turn can spend
+// within its bound on events (eventBound's 16 an attempt under
+// eventCeiling): DSH takes any safe integer, but a turn under permanent
+// failure with a larger one would be stopped at the bound and reported as
+// turn-terminates, a finding about the measurement rather than the policy.
+const maxBudgetRetries = eventCeiling/eventsPerAttempt - 1
+
+// eventsPerAttempt is eventBound's allowance of events for one attempt.
+const eventsPerAttempt = 16
 
 // Turn is one turn's outcome.
 type Turn struct {
@@ -53,30 +62,42 @@ type Turn struct {
 	// virtual time in this turn (sim.Result.Blocked): the run stops
 	// there with it as its error, since every turn that reaches the
 	// listener would wait out the watchdog again.
-	blocked string
+	blocked *BlockedError
 }
 
 // BlockedError is a run stopped by a listener of the author's own that
 // blocked outside virtual time in one of its turns: a finding about the
-// listener, not a configuration error.
+// listener, not a configuration error. The run's report covers the turns
+// before it.
 type BlockedError struct {
-	// Turn names the turn ("turn 3 (seed 0x4)", or "turn seed 0x4" for
-	// Config.Turn), Why says what blocked.
-	Turn, Why string
+	// Turn is the turn's number in the run (Turn.Index; -1 for one turn
+	// of Config.Turn), Seed its seed; Listener names the listener, and
+	// Why says what the world saw.
+	Turn     int
+	Seed     uint64
+	Listener string
+	Why      string
 }
 
-func (e *BlockedError) Error() string { return e.Turn + ": " + e.Why }
+func (e *BlockedError) Error() string {
+	if e.Turn < 0 {
+		return fmt.Sprintf("turn seed %#x: %s", e.Seed, e.Why)
+	}
+	return fmt.Sprintf("turn %d (seed %#x): %s", e.Turn, e.Seed, e.Why)
+}
 
 // blockedError is the error for a turn whose listener blocked: of a run
-// (which names its turns by number), or of one turn, named by its seed.
+// (which numbers its turns), or of one turn (named by its seed).
 func (t Turn) blockedError(ofRun bool) error {
-	switch {
-	case t.blocked == "":
+	if t.blocked == nil {
 		return nil
-	case ofRun:
-		return &BlockedError{Turn: fmt.Sprintf("turn %d (seed %#x)", t.Index, t.Seed), Why: t.blocked}
 	}
-	return &BlockedError{Turn: fmt.Sprintf("turn seed %#x", t.Seed), Why: t.blocked}
+	e := *t.blocked
+	e.Turn, e.Seed = t.Index, t.Seed
+	if !ofRun {
+		e.Turn = -1
+	}
+	return &e
 }
 
 // Config is what a budget is measured on: the route's policy (nil: none),
@@ -95,9 +116,11 @@ type Config struct {
 	// before them, any other after them (a budget is measured in one
 	// fixed order; the seeded swarm is where places are drawn).
 	Listeners []sim.Listener
-	// blockedAfter is the plug-ins' watchdog (sim.Options.BlockedAfter),
-	// shortened by this package's tests.
-	blockedAfter time.Duration
+	// BlockedAfter is how long, in real time, a listener of the author's
+	// may take to answer before the run stops with a BlockedError
+	// (sim.Options.BlockedAfter: 0 is 10 s; below 0, no watchdog, for a
+	// listener stopped in a debugger).
+	BlockedAfter time.Duration
 }
 
 func (c Config) order() []string {
@@ -160,7 +183,7 @@ func (c Config) runTurn(seed uint64, outages []sim.Outage) (Turn, *sim.Result) {
 	res, vs := faults.Check(s, opts)
 	t := Turn{Seed: seed, Attempts: len(res.Requests), Violations: vs}
 	if res.Blocked != "" {
-		t.blocked = res.Stopped
+		t.blocked = &BlockedError{Listener: res.Blocked, Why: res.Stopped}
 	}
 	first := -1
 	retries := 0
@@ -320,7 +343,7 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 	}
 	s.Outages = outages
 	s.MaxEvents = eventBound(p, outages, len(s.Requests), steps)
-	opts := sim.Options{Listeners: c.Listeners, BlockedAfter: c.blockedAfter}
+	opts := sim.Options{Listeners: c.Listeners, BlockedAfter: c.BlockedAfter}
 	if len(c.Listeners) > 0 {
 		base := []string{sim.ListenerRetry}
 		if c.Compaction != nil {
@@ -347,7 +370,7 @@ const eventCeiling = 500_000
 // of one's own that retries without waiting — a turn that would retry
 // without end, which is what turn-terminates is for.
 func eventBound(p *loop.RetryPolicy, outages []sim.Outage, scripted, steps int) int {
-	const floor, perAttempt, ceiling, permanent = 10_000, 16, eventCeiling, 100 * 24 * 3600e3
+	const floor, perAttempt, ceiling, permanent = 10_000, eventsPerAttempt, eventCeiling, 100 * 24 * 3600e3
 	if p == nil {
 		return floor
 	}
@@ -453,7 +476,9 @@ func (c Config) RunUntil(seed uint64, runs int, stopped func() bool) (Report, er
 		t := c.turn(seed + uint64(i))
 		t.Index = i
 		if err := t.blockedError(true); err != nil {
-			return Report{}, err
+			// The turns before it stand, as after an interrupt.
+			tally.interrupted = true
+			return tally.report(c), err
 		}
 		tally.add(t)
 	}

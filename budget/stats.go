@@ -48,8 +48,16 @@ func RecoveryBounds(p *loop.RetryPolicy) (lo, hi float64, ok bool) {
 	}
 	for n := 1; n <= p.MaxRetries; n++ {
 		exponential := math.Min(p.InitialDelayMs*math.Pow(2, float64(min(n-1, 1024))), p.MaxDelayMs)
-		lo += math.Min(exponential*(1-p.JitterRatio), p.MaxDelayMs)
-		hi += math.Min(exponential*(1+p.JitterRatio), p.MaxDelayMs)
+		termLo, termHi := math.Min(exponential*(1-p.JitterRatio), p.MaxDelayMs), math.Min(exponential*(1+p.JitterRatio), p.MaxDelayMs)
+		if n > 10_000 && exponential == math.Min(p.InitialDelayMs*math.Pow(2, float64(min(n, 1024))), p.MaxDelayMs) {
+			// Every term from here on is this one: the rest at once
+			// (a budget may be any safe integer), the same sums as term by
+			// term for the budgets anyone measures.
+			rest := float64(p.MaxRetries - n + 1)
+			return lo + rest*termLo, hi + rest*termHi, true
+		}
+		lo += termLo
+		hi += termHi
 	}
 	return lo, hi, true
 }

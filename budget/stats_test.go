@@ -34,3 +34,32 @@ func TestWilson(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveryBoundsOfAHugeBudget: a budget of any safe integer (DSH's
+// bound) gives its bounds at once (they were summed term by term, and
+// 2^53−1 retries never finished), equal to the term-by-term sums.
+func TestRecoveryBoundsOfAHugeBudget(t *testing.T) {
+	p := retry.DefaultPolicy()
+	termByTerm := func(n int) (lo, hi float64) {
+		for k := 1; k <= n; k++ {
+			e := math.Min(p.InitialDelayMs*math.Pow(2, float64(min(k-1, 1024))), p.MaxDelayMs)
+			lo += math.Min(e*(1-p.JitterRatio), p.MaxDelayMs)
+			hi += math.Min(e*(1+p.JitterRatio), p.MaxDelayMs)
+		}
+		return lo, hi
+	}
+	for _, n := range []int{10_000, 10_001, 20_000} {
+		p.MaxRetries = n
+		lo, hi, _ := RecoveryBounds(p)
+		wantLo, wantHi := termByTerm(n)
+		if math.Abs(lo-wantLo) > 1e-9*wantLo || math.Abs(hi-wantHi) > 1e-9*wantHi {
+			t.Errorf("%d retries: [%v, %v], term by term [%v, %v]", n, lo, hi, wantLo, wantHi)
+		}
+	}
+	p.MaxRetries = 1<<53 - 1
+	lo, hi, _ := RecoveryBounds(p) // at once
+	_, hi10k := termByTerm(10_000)
+	if want := hi10k + float64(p.MaxRetries-10_000)*p.MaxDelayMs; math.Abs(hi-want) > 1e-9*want || !(lo > 0 && lo <= hi) {
+		t.Errorf("2^53−1 retries: [%v, %v], want hi %v", lo, hi, want)
+	}
+}

@@ -115,6 +115,7 @@ func (c Config) runHorizon(seed uint64, stopped func() bool) (Report, error) {
 		tl, tally.interrupted = &timeline{env: c.Env}, true
 	}
 	h := newHorizonTally(c.Env.HorizonMs, len(tl.arrivals))
+	var blocked error
 	for i, at := range tl.arrivals {
 		if stopped != nil && stopped() {
 			tally.interrupted = true
@@ -122,8 +123,9 @@ func (c Config) runHorizon(seed uint64, stopped func() bool) (Report, error) {
 		}
 		t := c.timedTurn(tl, at, seed+uint64(i))
 		t.Index = i
-		if err := t.blockedError(true); err != nil {
-			return Report{}, err
+		if blocked = t.blockedError(true); blocked != nil {
+			tally.interrupted = true // the turns before it stand, as after an interrupt
+			break
 		}
 		tally.add(t)
 		h.add(t, tl)
@@ -140,7 +142,7 @@ func (c Config) runHorizon(seed uint64, stopped func() bool) (Report, error) {
 	r.ExhaustionLo, r.ExhaustionHi = wilson(float64(errors)/tr.DesignEffect, float64(r.Turns)/tr.DesignEffect, 1.96)
 	tr.Checks = append(tr.Checks, h.crossChecks(c.Env)...)
 	r.Timeline = tr
-	return r, nil
+	return r, blocked
 }
 
 // horizonTally adds up what a horizon's report says of its turns.

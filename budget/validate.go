@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"unicode/utf8"
 
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/sim"
@@ -47,10 +49,13 @@ func (c Config) validatePolicy() error {
 			v     float64
 		}{{"backoff.initialDelayMs", p.InitialDelayMs}, {"backoff.maxDelayMs", p.MaxDelayMs}, {"backoff.jitterRatio", p.JitterRatio}} {
 			if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-				if bundle {
-					f.field = "retryPolicy." + f.field
-				}
-				return fmt.Errorf("%s: must be a finite number, got %v", f.field, f.v)
+				return fmt.Errorf("%s%s: must be a finite number, got %v", prefix(bundle), f.field, f.v)
+			}
+		}
+		for i, code := range p.RetryableCodes {
+			// JSON would carry it as U+FFFD, which is not the code run.
+			if !utf8.ValidString(code) {
+				return fmt.Errorf("%sretryableCodes[%d]: not valid UTF-8: %s", prefix(bundle), i, strictjson.Printable(code))
 			}
 		}
 		policy = policyJSON(p)
@@ -70,12 +75,25 @@ func (c Config) validatePolicy() error {
 	if _, err := ParsePolicy(raw); err != nil {
 		return err
 	}
+	if p := c.Policy; p != nil && p.Mode == loop.ModeNormal && p.MaxRetries > maxBudgetRetries {
+		// What DSH takes, but no turn of a budget can spend.
+		return fmt.Errorf("%smaxRetries: %d is more retries than a turn can make within its bound of %d events (%d an attempt): at most %d",
+			prefix(bundle), p.MaxRetries, eventCeiling, eventsPerAttempt, maxBudgetRetries)
+	}
 	if bundle {
 		// A bundle's order may name a listener of one's own, which a file
 		// cannot know of: the world refuses one nothing registered.
 		return (&sim.Scenario{ListenerOrder: c.Order}).CheckPlugged(c.Listeners)
 	}
 	return nil
+}
+
+// prefix is where a policy's fields are in a bundle.
+func prefix(bundle bool) string {
+	if bundle {
+		return "retryPolicy."
+	}
+	return ""
 }
 
 // policyJSON is a policy in DSH's RetryPolicyConfig shape (SPEC 3.1).

@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -399,7 +398,7 @@ func samePolicy(a, b string) bool {
 	if a == "default" || b == "default" {
 		return a == b
 	}
-	return filepath.Clean(a) == filepath.Clean(b)
+	return samePath(a, b)
 }
 
 func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budget.Turn) string) {

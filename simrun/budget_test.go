@@ -317,6 +317,9 @@ func TestBudgetRefusesWhatCannotBeMeasured(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	os.WriteFile("two.json", []byte(`{"mode":"normal","maxRetries":2}`), 0o644)
+	os.Symlink("two.json", "also-two.json")
+	os.WriteFile("huge.json", []byte(`{"mode":"normal","maxRetries":9007199254740991}`), 0o644)
+	abs, _ := filepath.Abs("two.json")
 	os.WriteFile("mine.json", []byte(`{"retryPolicy":{},"compaction":{"maxOverflowRetries":1},"listenerOrder":["compaction","mine","retry"]}`), 0o644)
 	for _, tt := range []struct {
 		why  string
@@ -325,6 +328,9 @@ func TestBudgetRefusesWhatCannotBeMeasured(t *testing.T) {
 	}{
 		{"the same word twice", []string{"--policy", "default", "--policy", "default"}, "simrun budget: --policy default is given twice: each policy is measured once, its report named by it\n"},
 		{"one file spelled two ways", []string{"--policy", "two.json", "--policy", "default", "--policy", "./two.json"}, "simrun budget: --policy ./two.json is given twice (as two.json before): each policy is measured once, its report named by it\n"},
+		{"one file by its absolute path", []string{"--policy", "two.json", "--policy", abs}, "simrun budget: --policy " + abs + " is given twice (as two.json before): each policy is measured once, its report named by it\n"},
+		{"one file through a link", []string{"--policy", "also-two.json", "--policy", "two.json"}, "simrun budget: --policy two.json is given twice (as also-two.json before): each policy is measured once, its report named by it\n"},
+		{"a budget no turn can spend, though DSH takes it", []string{"--policy", "huge.json"}, "simrun budget: huge.json: policy: maxRetries: 9007199254740991 is more retries than a turn can make within its bound of 500000 events (16 an attempt): at most 31249\n"},
 		{"an order naming a listener nothing registered", []string{"--policy", "mine.json"},
 			`simrun budget: mine.json: policy: listenerOrder[1]: unknown listener "mine" (built in: retry, compaction, always-retry, throw, cancel-then-next, cancel-then-retry; plugged in: none)` + "\n"},
 	} {

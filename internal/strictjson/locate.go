@@ -76,13 +76,19 @@ func locate(dec *json.Decoder, t reflect.Type, path string) error {
 		if d, ok := tok.(json.Delim); !ok || d != '[' {
 			return fmt.Errorf("%s: must be an array, got %s", here, tokenKind(tok))
 		}
-		for i := 0; dec.More(); i++ {
-			if err := locate(dec, t.Elem(), path+"["+strconv.Itoa(i)+"]"); err != nil {
+		n := 0
+		for ; dec.More(); n++ {
+			if err := locate(dec, t.Elem(), path+"["+strconv.Itoa(n)+"]"); err != nil {
 				return err
 			}
 		}
 		if _, err := dec.Token(); err != nil { // ]
 			return errUnreadable
+		}
+		// encoding/json pads a Go array from a shorter one and drops what
+		// is past its length: [1] for a [2]float64 would read as [1, 0].
+		if t.Kind() == reflect.Array && n != t.Len() {
+			return fmt.Errorf("%s: must be an array of %s, got %s", here, values(t.Len()), values(n))
 		}
 	case reflect.Map, reflect.Interface:
 		return skip(dec, tok)
@@ -211,4 +217,12 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// values counts an array's values for a message.
+func values(n int) string {
+	if n == 1 {
+		return "1 value"
+	}
+	return strconv.Itoa(n) + " values"
 }

@@ -3,6 +3,7 @@ package strictjson
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,8 @@ func TestLocate(t *testing.T) {
 		{"a key of its own inside a map is the map's", `{"extra":{"anything":true}}`, ""},
 		{"a field without a tag is known by its Go name", `{"nested":{"X":"no"}}`, `nested.X: must be an integer, got a string "no"`},
 		{"a whole value of the wrong kind", `[1]`, "the value: must be an object, got an array"},
+		{"a Go array from a shorter one, which encoding/json pads ([1] read as [1, 0])", `{"pair":[1]}`, "pair: must be an array of 2 values, got 1 value"},
+		{"a Go array from a longer one, which encoding/json cuts", `{"pair":[1,2,3]}`, "pair: must be an array of 2 values, got 3 values"},
 	}
 	for _, tt := range tests {
 		err := Locate([]byte(tt.input), &locateOuter{})
@@ -55,8 +58,10 @@ func TestLocate(t *testing.T) {
 }
 
 // FuzzLocate: Locate never panics, and it finds no misfit in an input
-// that decodes, unknown fields refused, into the type: it only explains a
-// failure.
+// that decodes, unknown fields refused, into the type, but for two that
+// encoding/json lets pass on purpose: a key that matches a field only but
+// for case, and a Go array's length (which it pads or cuts). It only
+// explains a failure.
 func FuzzLocate(f *testing.F) {
 	f.Add([]byte(`{"failures":[{"code":"SERVER","p":0.5,"n":3,"on":true,"tags":["a"]}],"extra":{"k":1},"pair":[1,2]}`))
 	f.Add([]byte(`{"failures":[{"prob":1}]}`))
@@ -70,7 +75,8 @@ func FuzzLocate(f *testing.F) {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		var v locateOuter
-		if dec.Decode(&v) == nil && located != nil {
+		if dec.Decode(&v) == nil && located != nil &&
+			!strings.Contains(located.Error(), "keys are matched as written") && !strings.Contains(located.Error(), "must be an array of ") {
 			t.Fatalf("%q decodes, but Locate says %v", data, located)
 		}
 	})
