@@ -44,8 +44,7 @@ type settings struct {
 	// oneSeed: -sim.seed asked for one seed, which then runs without the
 	// corpus before it (the seed is what is being reproduced).
 	oneSeed bool
-	// blockedAfter is the plug-ins' watchdog (sim.Options.BlockedAfter),
-	// shortened by this package's tests.
+	// blockedAfter is the plug-ins' watchdog (sim.Options.BlockedAfter).
 	blockedAfter time.Duration
 }
 
@@ -71,6 +70,11 @@ func Faults(kinds ...string) Option { return func(s *settings) { s.overrides.Kin
 // Corpus sets the folder failures are kept in and replayed from first
 // (default testdata/turnsim, beside the test).
 func Corpus(dir string) Option { return func(s *settings) { s.corpus = dir } }
+
+// BlockedAfter sets how long, in real time, a listener's call may take
+// before its seed stops as blocked outside virtual time (default 10 s;
+// below 0, no watchdog: for a listener stopped in a debugger).
+func BlockedAfter(d time.Duration) Option { return func(s *settings) { s.blockedAfter = d } }
 
 // Mutant runs against a mutant of the zoo (a -sim.mutant or SIM_MUTANT
 // wins): the campaign must then fail.

@@ -285,7 +285,7 @@ func TestCheckReportsAListenerThatBlocks(t *testing.T) {
 			return next()
 		}
 	}}
-	watchdog := Option(func(s *settings) { s.blockedAfter = 20 * time.Millisecond })
+	watchdog := BlockedAfter(20 * time.Millisecond)
 	corpus := t.TempDir()
 	r := &recorder{name: "TestMine"}
 	check(r, Listeners(waits), Runs(1000), Corpus(corpus), watchdog)

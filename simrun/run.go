@@ -131,7 +131,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if *asJSON {
 		summary := campaign.ShardSummary{Runs: sum.Runs, Violations: sum.Violations, Events: sum.Events, Internal: sum.Internal,
-			CorpusErrors: corpusBad, CorpusNotWritten: sum.CorpusNotWritten, Interrupted: sum.Interrupted,
+			CorpusErrors: corpusBad, CorpusNotWritten: sum.CorpusNotWritten, Interrupted: sum.Interrupted, Blocked: sum.Blocked,
 			Campaign: campaignOf(first, count, *duration, sf), Start: fmt.Sprintf("%#x", first)}
 		if *duration == 0 {
 			summary.Seeds = count

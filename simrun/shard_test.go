@@ -105,6 +105,9 @@ func TestMergeBadShards(t *testing.T) {
 			"seed 0x63 (line 1) is not one of the campaign's (10 from 0x1)"},
 		{"corpus lines in a shard that does not replay it", []string{summary(5, "0/2"), `{"corpusEntry":"c/x.json","error":"broken"}` + "\n" + summary(5, "1/2")},
 			"shard 1/2: 1 corpus lines, but only shard 0 replays the corpus"},
+		{"a shard stopped short by a blocked listener is short of its share, and says why", []string{summary(5, "0/2"),
+			failing("0x2") + `{"runs":1,"violations":1,"events":10,"internal":0,"corpusErrors":0,"corpusNotWritten":0,"interrupted":false,"blocked":"mine","shard":"1/2","campaign":"--start 0x1 --seeds 10 (turnsim 0.1.0)","start":"0x1","seeds":10}`},
+			"no error"},
 		{"a line over the limit", []string{`{"seed":"0x1","pad":"` + strings.Repeat("x", 400) + `"}` + "\n" + summary(5, "0/1")}, ":1: a line of more than 300 bytes is over the limit of 300 bytes (raise it with --max-line-bytes)"},
 	} {
 		dir := t.TempDir()
@@ -114,7 +117,13 @@ func TestMergeBadShards(t *testing.T) {
 			os.WriteFile(f, []byte(content+"\n"), 0o644)
 			files = append(files, f)
 		}
-		code, _, errOut := simrun(append([]string{"merge", "--max-line-bytes", "300"}, files...)...)
+		code, out, errOut := simrun(append([]string{"merge", "--max-line-bytes", "300"}, files...)...)
+		if row.want == "no error" {
+			if code != exitViolation || !strings.Contains(lastLine(out), `"blocked":"mine"`) {
+				t.Errorf("%s: exit %d, %q, want 1 and the merged summary to say it was blocked\n%s", row.why, code, errOut, out)
+			}
+			continue
+		}
 		if code != exitUsage || !strings.Contains(errOut, row.want) {
 			t.Errorf("%s: exit %d, %q, want 2 and %q", row.why, code, errOut, row.want)
 		}
