@@ -70,9 +70,10 @@ func (r *refusal) Error() string { return r.reason }
 // body is a request body read and checked.
 type body struct {
 	bytes []byte
-	// waited: the body waited for a shared buffer, time in which its
-	// client may have gone without the server seeing it.
-	waited bool
+	// shared: the bytes live in a shared buffer, until release; waited:
+	// the body waited for one, time in which its client may have gone
+	// without the server seeing it.
+	shared, waited bool
 	// release gives back the shared buffer the bytes live in, if any; it
 	// is never nil.
 	release func()
@@ -130,7 +131,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (b body, _ 
 		// reaches are never touched, so cost no memory.
 		buf = make([]byte, s.MaxBodyBytes+1)
 	}
-	b.release = func() { s.bodies.put(buf) } // buf as it is now: allocated if need be
+	b.shared, b.release = true, func() { s.bodies.put(buf) } // buf as it is now: allocated if need be
 	buf = buf[:cap(buf)]
 	copy(buf, head)
 	n, err := readAll(src, buf[len(head):])
@@ -168,12 +169,14 @@ func checkBody(body []byte) *refusal {
 // readSmall reads r into memory of its own while it stays within limit
 // bytes: the whole of it and complete, or its first limit+1 bytes (the
 // proof that it is bigger) and not. The memory grows with what arrives,
-// from the declared length when there is one (sizeHint, -1 if not), so
-// that a slow body holds only what it has sent.
+// doubling, from at most 4 KiB (or the declared length, sizeHint, when
+// it is less; -1 if none), so that a slow body holds about what it has
+// sent: a declared length alone allocates nothing (a client that
+// declared 256 KiB and sent a byte once held 256 KiB).
 func readSmall(r io.Reader, sizeHint int64, limit int) (_ []byte, complete bool, _ error) {
 	size := 512
 	if sizeHint >= 0 {
-		size = int(sizeHint) + 1 // room to read the end
+		size = int(min(sizeHint, 4096)) + 1 // room to read the end
 	}
 	buf := make([]byte, 0, min(size, limit+1))
 	for {

@@ -37,6 +37,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -177,9 +178,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, refused := s.readRequest(w, r)
-	if refused == nil {
-		refused = s.gone(r, body.waited)
-	}
 	if refused != nil {
 		body.release()
 		s.refuse(w, r, refused)
@@ -189,21 +187,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Model string `json:"model"`
 	}
 	json.Unmarshal(body.bytes, &req) // strict JSON already; a model that is not a string is left empty
-	summary := r.Header.Get("x-deepseek-harness-compact") == "1"
-	out, n, err := s.next(summary)
-	if err != nil {
-		body.release()
-		s.logBroken(w, err) // no answer is taken that no log would record
+	// The answer needs only the model; the log, the body up to
+	// LogBodyBytes. A body in a shared buffer is copied that far, so the
+	// buffer is free while the request looks whether its client is still
+	// there (another big body may be waiting for it).
+	kept := body.bytes
+	if len(kept) > s.LogBodyBytes {
+		kept = nil
+	} else if body.shared {
+		kept = bytes.Clone(kept)
+	}
+	size := len(body.bytes)
+	body.release()
+	if refused := s.gone(r, body.waited); refused != nil {
+		s.refuse(w, r, refused)
 		return
 	}
-	kind := "conversation"
-	if summary {
-		kind = "summary"
-	}
-	err = s.log(r, record{N: n, Kind: kind, Answer: describe(out)}, body.bytes)
-	body.release() // the answer needs only the model, copied out of the body
+	summary := r.Header.Get("x-deepseek-harness-compact") == "1"
+	out, n, err := s.take(r, summary, kept, size)
 	if err != nil {
-		s.logBroken(w, err)
+		s.logBroken(w, err) // no answer is taken that no log would record
 		return
 	}
 	answer(w, r, out, req.Model, n)
@@ -214,33 +217,53 @@ func (s *Server) logBroken(w http.ResponseWriter, err error) {
 	providerError(w, http.StatusInternalServerError, err.Error(), "server_error")
 }
 
-// next takes the next outcome of the conversation or summary list, and
-// none once the log has failed.
-func (s *Server) next(summary bool) (sim.Outcome, int, error) {
+// take takes the next outcome of the conversation or summary list and
+// writes its request's line, both under one lock: a request whose line
+// the log cannot take has taken no answer, and once the log has failed
+// none is taken. body is what the log keeps of the request's (nil past
+// LogBodyBytes), size its length.
+func (s *Server) take(r *http.Request, summary bool, body []byte, size int) (sim.Outcome, int, error) {
+	kind := "conversation"
+	if summary {
+		kind = "summary"
+	}
+	rec := s.record(r, record{Kind: kind}, body, size)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.logErr != nil {
 		return sim.Outcome{}, 0, s.logErr
 	}
+	out := s.peek(summary)
+	rec.N, rec.Answer = s.seq+1, describe(out)
+	if err := s.writeLocked(rec); err != nil {
+		return sim.Outcome{}, 0, err
+	}
 	s.seq++
 	if summary {
-		i := s.summaries
 		s.summaries++
-		if i < len(s.scenario.Summaries) {
+	} else {
+		s.requests++
+	}
+	return out, s.seq, nil
+}
+
+// peek is the next outcome of the conversation or summary list, with
+// s.mu held.
+func (s *Server) peek(summary bool) sim.Outcome {
+	if summary {
+		if i := s.summaries; i < len(s.scenario.Summaries) {
 			so := s.scenario.Summaries[i]
 			if so.Fail != nil {
-				return sim.Outcome{Fail: &session.LlmFailure{Code: "SERVER", Message: *so.Fail, Status: ptr(500)}, LatencyMs: so.LatencyMs}, s.seq, nil
+				return sim.Outcome{Fail: &session.LlmFailure{Code: "SERVER", Message: *so.Fail, Status: ptr(500)}, LatencyMs: so.LatencyMs}
 			}
-			return sim.Outcome{Text: so.Text, LatencyMs: so.LatencyMs}, s.seq, nil
+			return sim.Outcome{Text: so.Text, LatencyMs: so.LatencyMs}
 		}
-		return sim.Outcome{Text: ptr("ok")}, s.seq, nil
+		return sim.Outcome{Text: ptr("ok")}
 	}
-	i := s.requests
-	s.requests++
-	if i < len(s.scenario.Requests) {
-		return s.scenario.Requests[i], s.seq, nil
+	if i := s.requests; i < len(s.scenario.Requests) {
+		return s.scenario.Requests[i]
 	}
-	return sim.Outcome{Text: ptr("ok")}, s.seq, nil
+	return sim.Outcome{Text: ptr("ok")}
 }
 
 // credentialHeaders are never logged.
@@ -251,30 +274,33 @@ func (s *Server) logRefusal(r *http.Request, why *refusal) error {
 	if why.gone {
 		answer = "none: " + why.reason
 	}
-	return s.log(r, record{Kind: "refused", Answer: answer}, nil)
-}
-
-// log writes one record; body is strict JSON or nil. Its error is the
-// log's first failure (a *LogError), this write's or an earlier one's.
-func (s *Server) log(r *http.Request, rec record, body []byte) error {
-	if s.Log == nil {
-		return nil
-	}
-	rec.Path, rec.Headers, rec.BodyBytes = r.URL.Path, map[string]string{}, len(body)
-	for k, v := range r.Header {
-		if !credentialHeaders[http.CanonicalHeaderKey(k)] {
-			rec.Headers[k] = v[0]
-		}
-	}
-	if len(body) <= s.LogBodyBytes {
-		rec.Body = body
-	}
-	line, _ := json.Marshal(rec) // map keys are sorted: stable output
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.logErr != nil {
 		return s.logErr
 	}
+	return s.writeLocked(s.record(r, record{Kind: "refused", Answer: answer}, nil, 0))
+}
+
+// record is a request's log record: its path, headers without
+// credentials, and body (strict JSON, or nil when not kept) of size bytes.
+func (s *Server) record(r *http.Request, rec record, body []byte, size int) record {
+	rec.Path, rec.Headers, rec.BodyBytes, rec.Body = r.URL.Path, map[string]string{}, size, body
+	for k, v := range r.Header {
+		if !credentialHeaders[http.CanonicalHeaderKey(k)] {
+			rec.Headers[k] = v[0]
+		}
+	}
+	return rec
+}
+
+// writeLocked writes one record, with s.mu held. Its error is the log's
+// first failure (a *LogError).
+func (s *Server) writeLocked(rec record) error {
+	if s.Log == nil {
+		return nil
+	}
+	line, _ := json.Marshal(rec) // map keys are sorted: stable output
 	n, err := s.Log.Write(append(line, '\n'))
 	if err == nil && n < len(line)+1 {
 		err = io.ErrShortWrite

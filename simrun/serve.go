@@ -59,6 +59,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if *logPath != "" && samePath(*logPath, *file) {
+		// The log is appended to (a pipe or a device is a stream it may
+		// be), so this one check of checkOutputs is the one it needs.
+		fmt.Fprintf(stderr, "simrun serve: --log %s: the same file as the --scenario %s: the log would be appended to it\n", *logPath, *file)
+		return exitUsage
+	}
 	s, err := sim.LoadScenario(*file)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", *file, err)

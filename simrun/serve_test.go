@@ -114,3 +114,21 @@ func TestServeStopsWhenItsLogFails(t *testing.T) {
 		})
 	}
 }
+
+// TestServeRefusesALogOverItsScenario: --log is appended to, so one on
+// the scenario's own file would append request lines to the scenario.
+func TestServeRefusesALogOverItsScenario(t *testing.T) {
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "s.json")
+	os.WriteFile(scenario, []byte(`{"name":"x"}`), 0o644)
+	os.Symlink(scenario, filepath.Join(dir, "log.jsonl"))
+	for _, log := range []string{scenario, filepath.Join(dir, "log.jsonl")} {
+		status, _, errOut := simrun("serve", "--scenario", scenario, "--log", log)
+		if status != exitUsage || !strings.Contains(errOut, "the same file as the --scenario") {
+			t.Errorf("--log %s: status %d, %q", log, status, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(scenario); string(b) != `{"name":"x"}` {
+		t.Errorf("the scenario now reads %q", b)
+	}
+}
