@@ -24,12 +24,7 @@ func checkOutputs(inputs []string, outs ...output) error {
 	}
 	var taken []seen
 	for _, in := range inputs {
-		if file, err := filepath.Abs(in); err == nil {
-			if resolved, err := filepath.EvalSymlinks(file); err == nil {
-				file = resolved
-			}
-			taken = append(taken, seen{"the input " + in, file})
-		}
+		taken = append(taken, seen{"the input " + in, fileOf(in)})
 	}
 	for _, o := range outs {
 		if o.path == "" {
@@ -51,6 +46,26 @@ func checkOutputs(inputs []string, outs ...output) error {
 		taken = append(taken, seen{o.flag + " " + o.path, file})
 	}
 	return nil
+}
+
+// fileOf is the file a path names: absolute, links followed where they
+// lead somewhere.
+func fileOf(path string) string {
+	file, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if resolved, err := filepath.EvalSymlinks(file); err == nil {
+		file = resolved
+	}
+	return file
+}
+
+// samePath reports whether two paths are one file, however spelled: the
+// same file name once links are followed, or two names of one file.
+func samePath(a, b string) bool {
+	fa, fb := fileOf(a), fileOf(b)
+	return fa == fb || sameFile(fa, fb)
 }
 
 // sameFile reports whether two existing paths are one file (hard links).

@@ -1,6 +1,7 @@
 package simrun
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,8 +27,16 @@ func TestOutputsThatCannotBeMeant(t *testing.T) {
 	// A device of our own with /dev/full's numbers; never a system one.
 	device := at("full")
 	haveDevice := syscall.Mknod(device, syscall.S_IFCHR|0o666, 1<<8|7) == nil
-	toFifo := at("stdout-like")
+	toFifo := at("to-fifo")
 	os.Symlink(fifo, toFifo)
+	// An open pipe, as the shell gives stdout to 'simrun … | jq'.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	stdout := fmt.Sprintf("/proc/self/fd/%d", w.Fd())
 	entry := at("entry.json")
 	os.WriteFile(at("page.html"), []byte("old"), 0o644)
 	os.Link(at("page.html"), at("same-page.html"))
@@ -51,7 +60,8 @@ func TestOutputsThatCannotBeMeant(t *testing.T) {
 		{"--html on a device", []string{"replay", "--seed", "1", "--html", device}, !haveDevice, "--html: write " + device + ": exists and is not a regular file (a device): not replaced"},
 		{"budget's page on a device, refused before the run", []string{"budget", "--policy", "default", "--runs", "10", "--html", device}, !haveDevice, "not a regular file (a device)"},
 		{"--trace on a named pipe", []string{"replay", "--seed", "1", "--trace", fifo}, false, "--trace: write " + fifo + ": exists and is not a regular file (a named pipe)"},
-		{"--html on a link to a pipe, as /proc/self/fd/1 may be", []string{"replay", "--seed", "1", "--html", toFifo}, false, "not a regular file (a named pipe)"},
+		{"--html on a link to a named pipe", []string{"replay", "--seed", "1", "--html", toFifo}, false, "not a regular file (a named pipe)"},
+		{"--html on /proc/self/fd/N of a pipe, as /proc/self/fd/1 is under a pipe", []string{"replay", "--seed", "1", "--html", stdout}, false, "not a regular file (a named pipe)"},
 		{"shrink --out on a pipe", []string{"shrink", "--seed", "1", "--mutant", "retry-auth", "--out", fifo}, false, "--out: write " + fifo},
 		{"--trace and --html on one path", []string{"replay", "--seed", "1", "--trace", at("x.jsonl"), "--html", at("x.jsonl")}, false, "--html " + at("x.jsonl") + ": the same file as --trace " + at("x.jsonl")},
 		{"two names of one file", []string{"replay", "--seed", "1", "--trace", at("page.html"), "--html", at("same-page.html")}, false, "the same file as --trace"},

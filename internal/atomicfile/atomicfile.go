@@ -115,22 +115,27 @@ func Target(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	target := path
-	if link.Mode()&fs.ModeSymlink != 0 {
-		target, err = filepath.EvalSymlinks(path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return refuse("a symbolic link to a file that does not exist: not followed (write to the file it names, or remove the link)")
-		}
-		if err != nil {
-			return "", err
-		}
+	// What the path leads to, as the kernel follows it: also through a
+	// link of /proc/self/fd, which names an open pipe or terminal no
+	// path can (filepath.EvalSymlinks cannot follow "pipe:[…]").
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return refuse("a symbolic link to a file that does not exist: not followed (write to the file it names, or remove the link)")
 	}
-	info, err := os.Stat(target)
 	if err != nil {
 		return "", err
 	}
 	if !info.Mode().IsRegular() {
 		return refuse(fmt.Sprintf("exists and is not a regular file (%s): not replaced", inputfile.Kind(info.Mode())))
+	}
+	if link.Mode()&fs.ModeSymlink == 0 {
+		return path, nil
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		// A regular file with no path of its own (an open file's link
+		// in /proc, deleted since): nothing to rename over.
+		return refuse("a symbolic link to a file with no path a write can replace: not followed")
 	}
 	return target, nil
 }

@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -84,6 +85,15 @@ func TestWriteRefusesWhatIsNotAFile(t *testing.T) {
 		return p
 	}
 	toFifo := symlink("to-fifo", fifo)
+	// An open pipe, as the shell gives stdout to 'simrun … | jq': its
+	// /proc/self/fd link names "pipe:[N]", which no path reaches.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	toPipe := symlink("to-stdout", fmt.Sprintf("/proc/self/fd/%d", w.Fd()))
 	toNothing := symlink("to-nothing", filepath.Join(dir, "missing"))
 	toFile := symlink("to-file", file)
 	folder := filepath.Join(dir, "folder")
@@ -96,7 +106,8 @@ func TestWriteRefusesWhatIsNotAFile(t *testing.T) {
 	}{
 		{"a device of our own, as /dev/full was", device, !haveDevice, "not a regular file (a device)"},
 		{"a named pipe", fifo, false, "not a regular file (a named pipe)"},
-		{"a link to a named pipe, as /proc/self/fd/1 can be", toFifo, false, "not a regular file (a named pipe)"},
+		{"a link to a named pipe", toFifo, false, "not a regular file (a named pipe)"},
+		{"a link to /proc/self/fd/N of an open pipe, as --html /proc/self/fd/1 is under a pipe", toPipe, false, "not a regular file (a named pipe)"},
 		{"a link to nothing: where it would write is a guess", toNothing, false, "does not exist: not followed"},
 		{"a folder", folder, false, "not a regular file (a folder)"},
 		{"a link to a file: written through", toFile, false, ""},
