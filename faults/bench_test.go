@@ -31,10 +31,10 @@ func BenchmarkRun(b *testing.B) {
 
 // BenchmarkRunWithAPlugIn is BenchmarkRun with a listener of one's own in
 // the waterfall (one that passes every failure on): "guarded", as every
-// run is, its calls on the guardian's goroutine under the watchdog
-// (sim/guard.go); "inline", without the watchdog, on the world's
-// goroutine. The same seeds, the same runs: the difference is what the
-// guard costs a campaign.Check.
+// run with a plug-in is, on a runner's goroutine under the watchdog
+// (sim/guard.go); "inline", without the watchdog, on the caller's. The
+// same seeds, the same runs: the difference is what the watchdog costs a
+// campaign.Check.
 func BenchmarkRunWithAPlugIn(b *testing.B) {
 	passOn := sim.Listener{Name: "pass-on", New: func(sim.Env) loop.RequestErrorListener {
 		return func(_ *loop.RequestError, next loop.Next) (loop.Action, error) { return next() }

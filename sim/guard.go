@@ -24,20 +24,24 @@ const DefaultBlockedAfter = 10 * time.Second
 // channel, time.Sleep, or ev.Signal.Done(), which only the world cancels
 // and the world waits for the listener — the run never ends: a
 // budget.Config.Run hung with no message, and go test died of "all
-// goroutines are asleep". So a plug-in's code (its constructor and each
-// call of its listener) runs on a goroutine of the run's own while the
-// world waits for it with a real-time watchdog. The hand-over is
-// synchronous, so the run is as deterministic as before; the watchdog only
-// ever ends a run that would not have ended.
+// goroutines are asleep". So a run with plug-ins runs on a goroutine of
+// its own, the whole of it (one hand-over a run: a hand-over for each of a
+// plug-in's calls cost a run half again its time), while the caller
+// watches the time the run spends inside plug-in code. Past the watchdog's
+// time in one call the caller gives up on the run and makes its result
+// from the world as the plug-in left it. The run itself is the same
+// bytes as on the caller's goroutine; the watchdog only ever ends a run
+// that would not have ended.
 //
-// A call the watchdog gave up on is abandoned, not stopped (Go cannot stop
-// a goroutine): should it ever go on, it ends its goroutine at the first
-// point where it would reach the world again — its return, its next(), a
-// port of its Env — rather than touch a run that is over. (Env.Agent and
-// Env.Log are the loop's own types, which it may still reach.)
+// A run given up on is abandoned, not stopped (Go cannot stop a
+// goroutine): should it ever go on, it ends its goroutine at the first
+// point where it would reach the world again — the plug-in's return, its
+// next(), a port of its Env — rather than touch a run that is over.
+// (Env.Agent and Env.Log are the loop's own types, which it may still
+// reach.)
 
-// blocked is raised (and recovered by the world) when a plug-in gave no
-// answer within the watchdog's time.
+// blocked is what the world says of a plug-in that gave no answer within
+// the watchdog's time.
 type blocked struct {
 	listener string
 	after    time.Duration
@@ -49,170 +53,151 @@ func (b blocked) String() string {
 		"wait with env.Clock.Sleep(ev.Signal, d))", b.listener, b.after)
 }
 
-// pluginPanic is a panic in a plug-in's code, carried to the world's
-// goroutine with the stack where it happened; goexit says the call ended
-// its goroutine instead.
-type pluginPanic struct {
-	value  any
-	stack  string
-	goexit bool
-}
-
-// guardian runs a world's plug-in calls on a goroutine of its own, one
-// call at a time, and times each with one timer: a goroutine and a timer
-// for the run, not for each call.
-type guardian struct {
-	calls chan func()
-	done  chan any
-	timer *time.Timer
-	// depth is how many guarded calls are open: a plug-in's next() that
-	// reaches another plug-in runs it in place, on the guardian's
-	// goroutine, under the outer call's watchdog. Only the goroutine that
-	// holds the call in hand touches it (the hand-over orders them).
-	depth int
-	// names are the open calls' plug-ins, innermost last, for the message
-	// of the one that blocked (read by the world when the watchdog fires,
-	// while the guardian's goroutine may be in any of them: hence the
-	// lock).
+// watch is what the watchdog sees of a run: the plug-in calls open, the
+// innermost last, and when the outermost began. The run's goroutine
+// takes the lock at every step into and out of plug-in code, so the
+// watchdog's lock, taken when it gives up, sees all that the run wrote
+// before it.
+type watch struct {
 	mu    sync.Mutex
 	names []string
+	since time.Time
+	steps int
+	// done takes the run's result, also when a plug-in ended the run's
+	// goroutine (runtime.Goexit), which never returns it; exited says it
+	// did (set before the result is sent).
+	done   chan *Result
+	exited bool
 }
 
-// serve runs calls until the world closes them.
-func (g *guardian) serve() {
-	for call := range g.calls {
-		g.done <- run(call, func(p pluginPanic) { g.done <- p })
-	}
-}
+// A runner is a goroutine that runs supervised runs one after another:
+// kept between runs, so that a run does not begin on a fresh goroutine
+// whose stack grows, copy after copy, to the loop's depth (which cost a
+// run a third again its time).
+type runner struct{ jobs chan func() }
 
-// run runs a plug-in's call and says how it ended: nil, or a panic (the
-// world's own stops raised inside it pass through as they are; a panic of
-// the plug-in's with the stack where it happened). A call that ends its
-// goroutine (runtime.Goexit: t.FailNow from a listener) cannot be stopped
-// from doing so; exited is told of it, as a panic of the plug-in's, while
-// the goroutine unwinds.
-func run(call func(), exited func(pluginPanic)) (ended any) {
-	returned := false
-	defer func() {
-		if returned {
-			return
-		}
-		st := stack() // before recover: the frames that panicked are still on it
-		switch r := recover(); r.(type) {
-		case nil:
-			if exited != nil {
-				exited(pluginPanic{value: "the listener ended its goroutine (runtime.Goexit: t.FailNow and t.Fatal, which must not be called from a listener, do)",
-					stack: st, goexit: true})
-			}
-		case stalled, bounded, blocked, pluginPanic:
-			ended = r
-		default:
-			ended = pluginPanic{value: r, stack: st}
-		}
-	}()
-	call()
-	returned = true
-	return nil
-}
+// runners are the runners free to take a run.
+var runners = make(chan *runner, 64)
 
-// guard runs a plug-in's code, named for the message if it blocks, and
-// waits for it for at most the watchdog's time.
-func (w *World) guard(name string, call func()) {
-	if w.blockedAfter < 0 {
-		// No watchdog (a listener stopped in a debugger): the call runs
-		// on the world's goroutine, as any built-in's does (and a Goexit
-		// in it ends that goroutine).
-		if r := run(call, nil); r != nil {
-			panic(r)
-		}
-		return
-	}
-	// Atomic: a nested call reads it on the guardian's goroutine, which
-	// an abandoned call may still be when the world lets go of it.
-	g := w.guardian.Load()
-	if g == nil {
-		g = &guardian{calls: make(chan func()), done: make(chan any, 1), timer: time.NewTimer(time.Hour)}
-		g.timer.Stop()
-		go g.serve()
-		w.guardian.Store(g)
-	}
-	g.mu.Lock()
-	g.names = append(g.names, name)
-	g.mu.Unlock()
-	defer func() {
-		g.mu.Lock()
-		g.names = g.names[:len(g.names)-1]
-		g.mu.Unlock()
-	}()
-	if g.depth > 0 {
-		// Reached through an outer plug-in's next(): already on the
-		// guardian's goroutine, under the outer call's watchdog.
-		g.depth++
-		call()
-		w.leaveIfAbandoned()
-		g.depth--
-		return
-	}
-	g.depth++
-	g.calls <- func() {
-		call()
-		w.leaveIfAbandoned()
-	}
-	g.timer.Reset(w.blockedAfter)
+func getRunner() *runner {
 	select {
-	case r := <-g.done:
-		g.timer.Stop()
-		g.depth--
-		if p, ok := r.(pluginPanic); ok && p.goexit {
-			w.guardian.Store(nil) // its goroutine is gone
+	case r := <-runners:
+		return r
+	default:
+	}
+	r := &runner{jobs: make(chan func())}
+	go func() {
+		for job := range r.jobs {
+			job()
 		}
-		if r != nil {
-			panic(r)
-		}
-	case <-g.timer.C:
-		w.abandoned.Store(true)
-		g.mu.Lock()
-		innermost := g.names[len(g.names)-1]
-		g.mu.Unlock()
-		close(g.calls) // the abandoned call's return ends the guardian
-		w.guardian.Store(nil)
-		panic(blocked{listener: innermost, after: w.blockedAfter})
+	}()
+	return r
+}
+
+// putRunner keeps a runner whose run ended as runs do (one abandoned, or
+// whose goroutine a plug-in ended, is not).
+func putRunner(r *runner) {
+	select {
+	case runners <- r:
+	default:
+		close(r.jobs)
 	}
 }
 
-// leaveIfAbandoned ends the calling goroutine, a plug-in call's that the
-// watchdog gave up on, before it reaches the world again.
+// supervise runs the world on a goroutine of its own and waits for it,
+// giving up on a plug-in call that outlasts after.
+func (w *World) supervise(opts Options, after time.Duration) *Result {
+	done := make(chan *Result, 1) // buffered: an abandoned run still ends
+	w.watch = &watch{done: done}
+	r := getRunner()
+	r.jobs <- func() { done <- w.run(opts) }
+	timer := time.NewTimer(after)
+	defer timer.Stop()
+	for {
+		select {
+		case res := <-done:
+			if !w.watch.exited {
+				putRunner(r)
+			}
+			return res
+		case <-timer.C:
+		}
+		w.watch.mu.Lock()
+		name, in := "", time.Duration(0)
+		if len(w.watch.names) > 0 {
+			name, in = w.watch.names[len(w.watch.names)-1], time.Since(w.watch.since)
+		}
+		if in >= after {
+			w.abandoned.Store(true)
+			res := &Result{Blocked: name, Stopped: blocked{listener: name, after: after}.String()}
+			w.result(res) // under the lock: the run is still in the plug-in
+			w.watch.mu.Unlock()
+			return res
+		}
+		w.watch.mu.Unlock()
+		timer.Reset(after - in)
+	}
+}
+
+// enter and leave bracket a plug-in's code (its constructor, each call of
+// its listener); step marks a step back into the world from it (a port
+// of its Env, its next()). On a run given up on, each ends the goroutine.
+func (w *World) enter(name string) {
+	if w.watch == nil {
+		return
+	}
+	w.leaveIfAbandoned()
+	w.watch.mu.Lock()
+	if len(w.watch.names) == 0 {
+		w.watch.since = time.Now()
+	}
+	w.watch.names = append(w.watch.names, name)
+	w.watch.mu.Unlock()
+}
+
+func (w *World) leave() {
+	if w.watch == nil {
+		return
+	}
+	w.leaveIfAbandoned()
+	w.watch.mu.Lock()
+	w.watch.names = w.watch.names[:len(w.watch.names)-1]
+	w.watch.mu.Unlock()
+}
+
+func (w *World) step() {
+	if w.watch == nil {
+		return
+	}
+	w.leaveIfAbandoned()
+	w.watch.mu.Lock() // orders the run's writes before the watchdog's reads
+	w.watch.steps++
+	w.watch.mu.Unlock()
+}
+
+// leaveIfAbandoned ends the calling goroutine, a run's that the watchdog
+// gave up on, before it reaches the world again.
 func (w *World) leaveIfAbandoned() {
 	if w.abandoned.Load() {
 		runtime.Goexit()
 	}
 }
 
-// stopGuardian ends the guardian's goroutine at the end of a run (an
-// abandoned one ends when its blocked call returns, if ever).
-func (w *World) stopGuardian() {
-	if g := w.guardian.Swap(nil); g != nil {
-		close(g.calls)
-	}
-}
-
-// guarded is a plug-in's listener, each call of it guarded.
+// guarded is a plug-in's listener, each call of it watched.
 func (w *World) guarded(name string, l loop.RequestErrorListener) loop.RequestErrorListener {
-	return func(ev *loop.RequestError, next loop.Next) (act loop.Action, err error) {
-		w.guard(name, func() {
-			act, err = l(ev, func() (loop.Action, error) {
-				w.leaveIfAbandoned()
-				a, e := next()
-				w.leaveIfAbandoned()
-				return a, e
-			})
+	return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
+		w.enter(name)
+		defer w.leave()
+		return l(ev, func() (loop.Action, error) {
+			w.step()
+			defer w.step()
+			return next()
 		})
-		return act, err
 	}
 }
 
-// guardedEnv is a plug-in's Env whose ports end an abandoned call's
-// goroutine before it reaches the world.
+// guardedEnv is a plug-in's Env whose every port is a step back into the
+// world.
 func (w *World) guardedEnv(env Env) Env {
 	env.Clock = guardedClock{w, env.Clock}
 	env.IDs = guardedIDs{w, env.IDs}
@@ -220,7 +205,7 @@ func (w *World) guardedEnv(env Env) Env {
 	env.Summarizer = guardedSummarizer{w, env.Summarizer}
 	warn := env.Warn
 	env.Warn = func(msg string) {
-		w.leaveIfAbandoned()
+		w.step()
 		warn(msg)
 	}
 	return env
@@ -232,15 +217,14 @@ type guardedClock struct {
 }
 
 func (g guardedClock) Now() time.Time {
-	g.w.leaveIfAbandoned()
+	g.w.step()
 	return g.c.Now()
 }
 
 func (g guardedClock) Sleep(ctx context.Context, d time.Duration) error {
-	g.w.leaveIfAbandoned()
-	err := g.c.Sleep(ctx, d)
-	g.w.leaveIfAbandoned()
-	return err
+	g.w.step()
+	defer g.w.step()
+	return g.c.Sleep(ctx, d)
 }
 
 type guardedIDs struct {
@@ -249,7 +233,7 @@ type guardedIDs struct {
 }
 
 func (g guardedIDs) NewID(kind string) string {
-	g.w.leaveIfAbandoned()
+	g.w.step()
 	return g.ids.NewID(kind)
 }
 
@@ -259,7 +243,7 @@ type guardedRandom struct {
 }
 
 func (g guardedRandom) Float64() float64 {
-	g.w.leaveIfAbandoned()
+	g.w.step()
 	return g.r.Float64()
 }
 
@@ -269,10 +253,9 @@ type guardedSummarizer struct {
 }
 
 func (g guardedSummarizer) Summarize(ctx context.Context, req compact.SummaryRequest) (compact.Summary, error) {
-	g.w.leaveIfAbandoned()
-	sum, err := g.s.Summarize(ctx, req)
-	g.w.leaveIfAbandoned()
-	return sum, err
+	g.w.step()
+	defer g.w.step()
+	return g.s.Summarize(ctx, req)
 }
 
 // stack is the stack of the calling goroutine, which is panicking or
@@ -292,7 +275,7 @@ func stack() string {
 
 var (
 	// panicFrame is the frame of panic or Goexit and its file line: the
-	// frames above it are this package's recovery.
+	// frames above it are the world's recovery.
 	panicFrame    = regexp.MustCompile(`(?m)^(panic|runtime\.Goexit)\(.*\)\n\t.*\n`)
 	goroutineLine = regexp.MustCompile(`(?m)^goroutine \d+ \[[^\]]*\]:\n|(?m) in goroutine \d+$`)
 	frameArgs     = regexp.MustCompile(`(?m)^([^\t\n].*)\([^()\n]*\)$`)

@@ -99,10 +99,10 @@ func passOn(name string) Listener {
 	}}
 }
 
-// TestAGuardedListenerIsTheSameRun: plug-ins whose code runs on the
-// guardian's goroutine — one, or one reached through another's next() —
-// give the same log, facts and warnings, byte for byte, as the same
-// plug-ins run on the world's goroutine without a watchdog.
+// TestAGuardedListenerIsTheSameRun: a run with plug-ins under the
+// watchdog, on a runner's goroutine — one plug-in, or one reached through
+// another's next() — gives the same log, facts and warnings, byte for
+// byte, as the same run on the caller's goroutine without the watchdog.
 func TestAGuardedListenerIsTheSameRun(t *testing.T) {
 	nested := plugScenario("outer")
 	nested.ListenerOrder = []string{"outer", "inner", ListenerRetry}
@@ -144,7 +144,7 @@ func TestAPlugInsPanicIsAFinding(t *testing.T) {
 		want string
 	}{
 		{"a panic", func() { panic("my listener's bug") }, "my listener's bug\n"},
-		{"a Goexit, as t.FailNow does", runtime.Goexit, "the listener ended its goroutine (runtime.Goexit"},
+		{"a Goexit, as t.FailNow does", runtime.Goexit, "a listener ended its goroutine (runtime.Goexit"},
 	} {
 		// (Without a watchdog the call runs on the world's goroutine,
 		// which a Goexit ends: only the guarded call can report it.)

@@ -21,8 +21,9 @@ func (w *World) plug(p Listener, random loop.Random) {
 	if p.New == nil {
 		panic(fmt.Sprintf("listener %q has no constructor (New)", p.Name))
 	}
-	var l loop.RequestErrorListener
-	w.guard(p.Name, func() { l = p.New(env) })
+	w.enter(p.Name)
+	l := p.New(env)
+	w.leave()
 	if l != nil {
 		w.agent.AddRequestErrorListener(AgentName(p.Name), w.guarded(p.Name, l))
 	}

@@ -84,11 +84,11 @@ type World struct {
 	answeringThrows bool
 	retryDisposed   bool
 	facts           oracle.Facts
-	// blockedAfter is the plug-ins' watchdog (guard.go); abandoned says
-	// it fired.
-	blockedAfter time.Duration
-	abandoned    atomic.Bool
-	guardian     atomic.Pointer[guardian]
+	// watch is the plug-ins' watchdog's view of the run, nil when no
+	// watchdog runs; abandoned says the watchdog gave up on the run
+	// (guard.go).
+	watch     *watch
+	abandoned atomic.Bool
 }
 
 // triggered is an action placed after the nth append of an event type.
@@ -141,10 +141,19 @@ func (o Options) Oracle(res *Result) oracle.Options {
 // the agent idle, or a bound reached.
 func Run(s *Scenario) *Result { return RunWith(s, Options{}) }
 
-// RunWith is Run with options.
-func RunWith(s *Scenario, opts Options) (res *Result) {
-	w := &World{scenario: s, counts: map[string]int{}, facts: oracle.Facts{MaxOverflowRetries: -1, IdleAfterDisposal: -1},
-		blockedAfter: cmp.Or(opts.BlockedAfter, DefaultBlockedAfter)}
+// RunWith is Run with options. A run with listeners of one's own plugged
+// in runs under the watchdog (guard.go).
+func RunWith(s *Scenario, opts Options) *Result {
+	w := &World{scenario: s, counts: map[string]int{}, facts: oracle.Facts{MaxOverflowRetries: -1, IdleAfterDisposal: -1}}
+	if opts.BlockedAfter >= 0 && slices.ContainsFunc(s.ListenerOrder, func(name string) bool { _, ok := find(opts.Listeners, name); return ok }) {
+		return w.supervise(opts, cmp.Or(opts.BlockedAfter, DefaultBlockedAfter))
+	}
+	return w.run(opts)
+}
+
+// run runs the world on the calling goroutine.
+func (w *World) run(opts Options) (res *Result) {
+	s := w.scenario
 	if s.Compaction != nil {
 		w.facts.MaxOverflowRetries = s.Compaction.MaxOverflowRetries
 	}
@@ -169,38 +178,40 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 	// From here on a panic is the system under test's: a plug-in's
 	// constructor runs next.
 	res = &Result{}
+	returned := false
 	defer func() {
-		w.stopGuardian()
-		if r := recover(); r != nil {
-			switch r := r.(type) {
-			case stalled:
-				res.Stopped = fmt.Sprintf("stalled at %v ms: a sleep without deadline, and no world action left to end it", ms(r.at))
-			case bounded:
-				res.Stopped = fmt.Sprintf("stopped at the bound of %d events", r.events)
-			case blocked:
-				res.Stopped, res.Blocked = r.String(), r.listener
-			case pluginPanic:
-				res.Facts.Panic = fmt.Sprintf("%v\n%s", r.value, r.stack)
-			default:
-				// A panic of the system under test is a finding, not a
-				// crash of turnsim; its stack without what differs run to
-				// run, since a corpus entry keeps the message.
-				res.Facts.Panic = fmt.Sprintf("%v\n%s", r, stack())
-			}
+		if w.abandoned.Load() {
+			return // the watchdog gave up on this run and made its result
 		}
-		for _, t := range w.triggered {
-			if !t.done {
-				w.warn(fmt.Sprintf("%s never ran: no %s event number %d was appended", t.what, t.After, t.Nth))
-				res.Unfired = append(res.Unfired, t.what)
-			}
+		var st string
+		if !returned {
+			st = stack() // before recover: the frames that panicked are still on it
 		}
-		res.Header, res.Events = log.Header(), log.Events()
-		res.Actions, res.Requests, res.Summaries = w.actions, w.requests, w.summaries
-		res.Statuses, res.Warnings = w.statuses, w.warnings
-		res.Disposed, res.RetryDisposed = w.agent.Disposed(), w.retryDisposed
-		panicked := res.Facts.Panic
-		res.Facts = w.facts
-		res.Facts.Panic, res.Facts.Stopped = panicked, res.Stopped
+		switch r := recover(); r := r.(type) {
+		case nil:
+			if !returned {
+				// runtime.Goexit, which only code of one's own calls (a
+				// listener's t.FailNow): the run's goroutine is ending,
+				// and hands its result over here.
+				res.Facts.Panic = "a listener ended its goroutine (runtime.Goexit: t.FailNow and t.Fatal, which must not be called from a listener, do)\n" + st
+				if w.watch != nil {
+					defer func() {
+						w.watch.exited = true
+						w.watch.done <- res
+					}()
+				}
+			}
+		case stalled:
+			res.Stopped = fmt.Sprintf("stalled at %v ms: a sleep without deadline, and no world action left to end it", ms(r.at))
+		case bounded:
+			res.Stopped = fmt.Sprintf("stopped at the bound of %d events", r.events)
+		default:
+			// A panic of the system under test is a finding, not a
+			// crash of turnsim; its stack without what differs run to
+			// run, since a corpus entry keeps the message.
+			res.Facts.Panic = fmt.Sprintf("%v\n%s", r, st)
+		}
+		w.result(res)
 	}()
 	w.agent.ObserveListeners(w.observeListener)
 	w.clock.sleeper = w
@@ -248,7 +259,27 @@ func RunWith(s *Scenario, opts Options) (res *Result) {
 	for w.clock.Pending() > 0 {
 		w.clock.runNext()
 	}
+	returned = true
 	return res
+}
+
+// result fills in what a run produced, from the world as it is: at its
+// end, or where the watchdog gave up on it.
+func (w *World) result(res *Result) {
+	for _, t := range w.triggered {
+		if !t.done {
+			w.warn(fmt.Sprintf("%s never ran: no %s event number %d was appended", t.what, t.After, t.Nth))
+			res.Unfired = append(res.Unfired, t.what)
+		}
+	}
+	log := w.agent.Log()
+	res.Header, res.Events = log.Header(), log.Events()
+	res.Actions, res.Requests, res.Summaries = w.actions, w.requests, w.summaries
+	res.Statuses, res.Warnings = w.statuses, w.warnings
+	res.Disposed, res.RetryDisposed = w.agent.Disposed(), w.retryDisposed
+	panicked := res.Facts.Panic
+	res.Facts = w.facts
+	res.Facts.Panic, res.Facts.Stopped = panicked, res.Stopped
 }
 
 func (w *World) warn(msg string) { w.warnings = append(w.warnings, msg) }
