@@ -3,12 +3,10 @@ package budget
 import (
 	"encoding/json"
 	"fmt"
-	"math"
-	"unicode/utf8"
 
-	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
+	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -35,45 +33,32 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// validatePolicy reads the policy part back through ParsePolicy, as the
-// JSON it would be read from: one set of checks (loop/retry's for the
-// policy, the scenario reader's for a bundle's compaction and order)
-// rather than a copy of them. What JSON cannot write, a NaN or an
-// infinite delay, is refused first.
+// validatePolicy holds the policy part to what its file would be: the
+// policy as loop/retry reads one (retry.Validate), a bundle's compaction
+// and order as the scenario reader does, one set of checks rather than a
+// copy of them; and the budget to what a turn can spend.
 func (c Config) validatePolicy() error {
 	bundle := c.Compaction != nil || len(c.Order) > 0
-	var policy any // null: no retry policy
-	if p := c.Policy; p != nil {
-		for _, f := range []struct {
-			field string
-			v     float64
-		}{{"backoff.initialDelayMs", p.InitialDelayMs}, {"backoff.maxDelayMs", p.MaxDelayMs}, {"backoff.jitterRatio", p.JitterRatio}} {
-			if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-				return fmt.Errorf("%s%s: must be a finite number, got %v", prefix(bundle), f.field, f.v)
-			}
+	if c.Policy != nil {
+		if err := retry.Validate(c.Policy); err != nil {
+			return fmt.Errorf("%s%w", prefix(bundle), err)
 		}
-		for i, code := range p.RetryableCodes {
-			// JSON would carry it as U+FFFD, which is not the code run.
-			if !utf8.ValidString(code) {
-				return fmt.Errorf("%sretryableCodes[%d]: not valid UTF-8: %s", prefix(bundle), i, strictjson.Printable(code))
-			}
-		}
-		policy = policyJSON(p)
 	}
-	var raw []byte
 	if bundle {
+		// The bundle's compaction and order as a bundle's file has them,
+		// read by the scenario reader, which checks both.
+		var policy any // null: no retry policy
+		if c.Policy != nil {
+			policy = retry.PolicyJSON(c.Policy)
+		}
 		fields := map[string]any{"retryPolicy": policy, "compaction": compactionJSON(c.Compaction)}
 		if len(c.Order) > 0 {
 			fields["listenerOrder"] = c.Order
 		}
-		raw, _ = json.Marshal(fields)
-	} else if policy != nil {
-		raw, _ = json.Marshal(policy)
-	} else {
-		return nil // no retry policy, no compaction: nothing to read
-	}
-	if _, err := ParsePolicy(raw); err != nil {
-		return err
+		raw, _ := json.Marshal(fields)
+		if _, err := ParsePolicy(raw); err != nil {
+			return err
+		}
 	}
 	if p := c.Policy; p != nil && p.Mode == loop.ModeNormal && p.MaxRetries > maxBudgetRetries {
 		// What DSH takes, but no turn of a budget can spend.
@@ -94,12 +79,6 @@ func prefix(bundle bool) string {
 		return "retryPolicy."
 	}
 	return ""
-}
-
-// policyJSON is a policy in DSH's RetryPolicyConfig shape (SPEC 3.1).
-func policyJSON(p *loop.RetryPolicy) map[string]any {
-	return map[string]any{"mode": p.Mode, "maxRetries": p.MaxRetries, "retryableCodes": p.RetryableCodes,
-		"backoff": map[string]float64{"initialDelayMs": p.InitialDelayMs, "maxDelayMs": p.MaxDelayMs, "jitterRatio": p.JitterRatio}}
 }
 
 // compactionJSON is compaction's settings as a bundle writes them; false

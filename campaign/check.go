@@ -16,6 +16,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -46,6 +47,9 @@ type settings struct {
 	oneSeed bool
 	// blockedAfter is the plug-ins' watchdog (sim.Options.BlockedAfter).
 	blockedAfter time.Duration
+	// faultsSet: Faults was given (Faults() of no kind is refused, not
+	// every kind).
+	faultsSet bool
 }
 
 // Listeners plugs listeners of one's own into the waterfall: the swarm
@@ -65,7 +69,9 @@ func From(seed uint64) Option { return func(s *settings) { s.first = seed } }
 func Policy(p *loop.RetryPolicy) Option { return func(s *settings) { s.overrides.Policy = p } }
 
 // Faults restricts the fault kinds a seed may enable (faults.Kinds).
-func Faults(kinds ...string) Option { return func(s *settings) { s.overrides.Kinds = kinds } }
+func Faults(kinds ...string) Option {
+	return func(s *settings) { s.overrides.Kinds, s.faultsSet = kinds, true }
+}
 
 // Corpus sets the folder failures are kept in and replayed from first
 // (default testdata/turnsim, beside the test).
@@ -192,7 +198,15 @@ func (s *settings) config(t tb) (Config, error) {
 	case s.runsSet:
 		c.Count = uint64(s.runs)
 	}
-	if s.overrides.Kinds != nil {
+	if p := s.overrides.Policy; p != nil {
+		// A policy built in Go, held to what a file of it would be: a NaN
+		// delay, a mode of neither kind or a budget past a safe integer
+		// once ran and were blamed on the loop.
+		if err := retry.Validate(p); err != nil {
+			return c, fmt.Errorf("campaign.Policy: %v", err)
+		}
+	}
+	if s.faultsSet {
 		kinds, err := faults.ParseKinds(strings.Join(s.overrides.Kinds, ","))
 		if err != nil || len(s.overrides.Kinds) == 0 {
 			return c, fmt.Errorf("campaign.Faults: %v", errOr(err, "no kind given (leave Faults out for every kind)"))
@@ -217,6 +231,13 @@ func (s *settings) config(t tb) (Config, error) {
 		seed, err := ParseSeed(v)
 		if err != nil {
 			return c, fmt.Errorf("%s: %v", from, err)
+		}
+		// One seed, asked for: beside a count or a duration (a CI job's
+		// SIM_RUNS, say) one of the two once won without a word.
+		for _, other := range [][3]string{{strconv.Itoa(*flagRuns), "sim.runs", "SIM_RUNS"}, {durationFlag(*flagDuration), "sim.duration", "SIM_DURATION"}} {
+			if w, wfrom := setting(other[0], other[1], other[2]); w != "" {
+				return c, fmt.Errorf("%s runs one seed; %s %q says how many run: give one of them", from, wfrom, w)
+			}
 		}
 		c.First, c.Count, c.Duration = seed, 1, 0
 		s.oneSeed = true

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -105,8 +106,10 @@ func TestCheckReportsOneShrunkFailure(t *testing.T) {
 	if len(entries) != 1 {
 		t.Fatalf("%d corpus entries, want the one failure's: %v", len(entries), entries)
 	}
-	if info, err := os.Stat(entries[0]); err != nil || info.Mode().Perm() != 0o644 {
-		t.Errorf("the entry's mode: %v, %v; want 0644", info.Mode(), err)
+	umask := syscall.Umask(0)
+	syscall.Umask(umask)
+	if info, err := os.Stat(entries[0]); err != nil || info.Mode().Perm() != 0o666&^os.FileMode(umask) {
+		t.Errorf("the entry's mode: %v, %v; want 0666 less the umask (os.CreateTemp's 0600 once made entries unreadable to other users)", info.Mode(), err)
 	}
 
 	again := &recorder{name: "TestRetryServer"}
@@ -140,11 +143,24 @@ func TestCheckRefusesBadSettings(t *testing.T) {
 		{"a fault kind that does not exist", []Option{Faults("no-such-kind")}, nil, `campaign.Faults: unknown fault kind "no-such-kind"`},
 		{"a negative count", []Option{Runs(-1)}, nil, `campaign.Runs(-1): want a positive count`},
 		{"a count of none, which once ran the default 1,000", []Option{Runs(0)}, nil, `campaign.Runs(0): want a positive count`},
+		{"Faults of no kind, which once meant every kind", []Option{Faults()}, nil, `campaign.Faults: no kind given`},
+		{"a listener's budget no run can put to the test (a million ran out of memory)", []Option{Listeners(sim.Listener{Name: "x", New: retryServer(false).New, MaxRetries: 1_000_000})}, nil,
+			`listener "x": MaxRetries 1000000 is more than a run can put to the test (at most 10000 a step`},
+		{"a policy's NaN delay, which once ran as a sut-panic", []Option{Policy(&loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: 2, RetryableCodes: []string{"SERVER"}, InitialDelayMs: math.NaN(), MaxDelayMs: 1000})}, nil,
+			`campaign.Policy: backoff.initialDelayMs: must be a finite number, got NaN`},
+		{"a policy's budget past a safe integer, which once was an internal error", []Option{Policy(&loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: math.MaxInt, RetryableCodes: []string{"SERVER"}, InitialDelayMs: 100, MaxDelayMs: 1000})}, nil,
+			`campaign.Policy: maxRetries: must be a non-negative safe integer`},
+		{"a policy of neither mode", []Option{Policy(&loop.RetryPolicy{Mode: "bogus", InitialDelayMs: 100, MaxDelayMs: 1000})}, nil, `campaign.Policy: mode: must be "normal" or "always"`},
+		{"a jitter ratio of 7", []Option{Policy(&loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: 2, RetryableCodes: []string{"SERVER"}, InitialDelayMs: 100, MaxDelayMs: 1000, JitterRatio: 7})}, nil,
+			`campaign.Policy: backoff.jitterRatio: must be in [0,1]`},
+		{"a negative budget, which once passed silently", []Option{Policy(&loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: -1, RetryableCodes: []string{"SERVER"}, InitialDelayMs: 100, MaxDelayMs: 1000})}, nil,
+			`campaign.Policy: maxRetries: must be a non-negative safe integer, got -1`},
 		{"seeds past 2^64−1, which would wrap to 0", []Option{From(math.MaxUint64 - 5), Runs(10)}, nil, `run past the last seed`},
 		{"a seed in Go's 0o form", nil, map[string]string{"SIM_SEED": "0o17"}, `SIM_SEED: seed "0o17" is not an unsigned integer (decimal or 0x…)`},
 		{"a seed with Go's digit separators", nil, map[string]string{"SIM_SEED": "1_000"}, `SIM_SEED: seed "1_000" is not an unsigned integer`},
 		{"a seed that is no number, named by the variable it came from", nil, map[string]string{"SIM_SEED": "twelve"}, `SIM_SEED: seed "twelve"`},
 		{"a count that is no count", nil, map[string]string{"SIM_RUNS": "-3"}, `SIM_RUNS "-3"`},
+		{"one seed beside a count, of which the seed once won without a word", nil, map[string]string{"SIM_SEED": "5", "SIM_RUNS": "10"}, `SIM_SEED runs one seed; SIM_RUNS "10" says how many run: give one of them`},
 		{"a duration that is none", nil, map[string]string{"SIM_DURATION": "soon"}, `SIM_DURATION "soon"`},
 		{"a mutant the zoo does not have", nil, map[string]string{"SIM_MUTANT": "nope"}, `SIM_MUTANT "nope": no such mutant`},
 		{"a plug-in under the name llm-retry registers, which the facts know as the built-in", []Option{Listeners(sim.Listener{Name: "llm-retry", New: retryServer(false).New})}, nil, `listener "llm-retry": the name the built-in retry registers on the agent`},

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"fmt"
+	"math"
 )
 
 // The checks on what callers observe: virtual time, the model port and
@@ -87,7 +88,9 @@ func checkAttemptsWithinPolicy(r *run, rep *reporter) {
 		if b.MaxRetries < 0 {
 			return // an unbounded listener: no bound on the step
 		}
-		bound += b.MaxRetries
+		// Saturating: budgets near the largest int (a safe integer, a
+		// plug-in's math.MaxInt) once wrapped the sum below 0.
+		bound = min(bound, math.MaxInt-b.MaxRetries) + b.MaxRetries
 	}
 	for i := 0; i < len(f.Requests); {
 		q := f.Requests[i]

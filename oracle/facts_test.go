@@ -1,6 +1,7 @@
 package oracle_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -245,6 +246,18 @@ func TestFactsViolations(t *testing.T) {
 			facts.Budgets = []oracle.Budget{{Listener: "retry-server", MaxRetries: 1}, {Listener: "llm-retry", MaxRetries: 1}}
 			facts.Decisions = []oracle.Decision{{Seq: f1 + 1, Turn: 1, Step: 1, Listener: "retry-server", Retry: true},
 				{Seq: f2 + 1, Turn: 1, Step: 1, Listener: "llm-retry", Retry: true}}
+			facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
+				{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
+			facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}
+			return facts
+		}, nil},
+		{"budgets near the largest int do not wrap their sum below the requests made (it panicked with an index out of range)", func(b *logBuilder) *oracle.Facts {
+			*b = *begin()
+			f1 := b.fail(1, 1, "SERVER", "busy")
+			f2 := b.fail(1, 1, "SERVER", "busy")
+			b.complete(1, 1)
+			facts := noFacts()
+			facts.Budgets = []oracle.Budget{{Listener: "retry-server", MaxRetries: math.MaxInt}, {Listener: "llm-retry", MaxRetries: math.MaxInt - 1}}
 			facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
 				{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}

@@ -41,6 +41,13 @@ type Listener struct {
 	Codes []string
 }
 
+// MaxListenerRetries is the largest budget a listener may declare: the
+// seeded swarm tests a budget with a run of failures longer than it, and
+// a run of more than this many is no run's (it outgrows the run's bound on
+// events). DSH takes any safe integer for its policies; a listener that
+// retries without a bound is Unbounded.
+const MaxListenerRetries = 10_000
+
 // Unbounded is the MaxRetries of a listener whose retries have no bound
 // of its own (always-mode's, say).
 const Unbounded = -1
@@ -155,6 +162,8 @@ func CheckListeners(ls []Listener) error {
 			return fmt.Errorf("two listeners are named %q", l.Name)
 		case l.MaxRetries < Unbounded:
 			return fmt.Errorf("listener %q: MaxRetries %d (want ≥ 0, or Unbounded)", l.Name, l.MaxRetries)
+		case l.MaxRetries > MaxListenerRetries:
+			return fmt.Errorf("listener %q: MaxRetries %d is more than a run can put to the test (at most %d a step; Unbounded for none)", l.Name, l.MaxRetries, MaxListenerRetries)
 		case l.Place < Anywhere || l.Place > Innermost:
 			return fmt.Errorf("listener %q: Place %d (want Anywhere, Outermost or Innermost)", l.Name, l.Place)
 		case !listenerName(l.Name):

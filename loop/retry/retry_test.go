@@ -110,3 +110,39 @@ func TestExecutorConfig(t *testing.T) {
 		t.Errorf("a typo: %v", err)
 	}
 }
+
+// TestValidateIsParsePolicy: a policy built in Go is held to what
+// ParsePolicy takes from a file, with its messages, and what JSON cannot
+// carry is refused by name.
+func TestValidateIsParsePolicy(t *testing.T) {
+	with := func(edit func(p *loop.RetryPolicy)) *loop.RetryPolicy {
+		p := retry.DefaultPolicy()
+		edit(p)
+		return p
+	}
+	for _, tt := range []struct {
+		why  string
+		p    *loop.RetryPolicy
+		want string
+	}{
+		{"the default", retry.DefaultPolicy(), ""},
+		{"always mode, whose normal-only fields a file's reader skips", with(func(p *loop.RetryPolicy) { p.Mode, p.MaxRetries = loop.ModeAlways, -7 }), ""},
+		{"a budget past a safe integer", with(func(p *loop.RetryPolicy) { p.MaxRetries = math.MaxInt }), "maxRetries: must be a non-negative safe integer, got 9223372036854775807"},
+		{"a negative budget", with(func(p *loop.RetryPolicy) { p.MaxRetries = -1 }), "maxRetries: must be a non-negative safe integer, got -1"},
+		{"neither mode", with(func(p *loop.RetryPolicy) { p.Mode = "bogus" }), `mode: must be "normal" or "always", got "bogus"`},
+		{"a NaN delay, which JSON cannot carry", with(func(p *loop.RetryPolicy) { p.InitialDelayMs = math.NaN() }), "backoff.initialDelayMs: must be a finite number, got NaN"},
+		{"an infinite cap", with(func(p *loop.RetryPolicy) { p.MaxDelayMs = math.Inf(1) }), "backoff.maxDelayMs: must be a finite number, got +Inf"},
+		{"a jitter ratio past 1", with(func(p *loop.RetryPolicy) { p.JitterRatio = 7 }), "backoff.jitterRatio: must be in [0,1], got 7"},
+		{"a cap under the first delay", with(func(p *loop.RetryPolicy) { p.MaxDelayMs = 100 }), "backoff.maxDelayMs: (100) must be ≥ backoff.initialDelayMs (500)"},
+		{"no retryable code", with(func(p *loop.RetryPolicy) { p.RetryableCodes = nil }), "retryableCodes: must be a non-empty array of non-empty strings, got null"},
+		{"a code that is not UTF-8 (JSON would carry U+FFFD)", with(func(p *loop.RetryPolicy) { p.RetryableCodes = []string{"SERVER", "\xff"} }), `retryableCodes[1]: not valid UTF-8: \xff`},
+	} {
+		got := ""
+		if err := retry.Validate(tt.p); err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.why, got, tt.want)
+		}
+	}
+}
