@@ -64,6 +64,8 @@ func (r *Result) Write(w io.Writer, all bool, repro Repro) {
 	switch {
 	case r.CorpusErr != "":
 		fmt.Fprintf(w, "  corpus: not written: %s\n", r.CorpusErr)
+	case r.CorpusReplaced != "":
+		fmt.Fprintf(w, "  corpus: %s (replacing a file of that name that was no entry: %s)\n", r.Corpus, r.CorpusReplaced)
 	case r.Corpus != "" && r.CorpusNew:
 		fmt.Fprintf(w, "  corpus: %s\n", r.Corpus)
 	case r.Corpus != "":

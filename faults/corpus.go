@@ -78,26 +78,51 @@ func policyJSON(p *loop.RetryPolicy) string {
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
+// Written is what Entry.Write did.
+type Written int
+
+const (
+	// Kept: an entry of the same plan was there already, and is kept.
+	Kept Written = iota
+	// New: the entry was written.
+	New
+	// Replaced: what was there under the entry's name did not read as an
+	// entry (empty, cut short, another file), and the entry replaced it.
+	Replaced
+)
+
 // Write writes the entry into dir as [<mutant>-]<invariant>-<plan>.json,
 // where <plan> is a hash of the shrunk plan (FileName): the seeds that
 // shrink to the same plan for the same invariant share one entry, and the
 // first one written is kept, even against another process writing the
-// same corpus. It returns the entry's path and whether this call wrote it;
-// on an error, nothing was written.
-func (e *Entry) Write(dir string) (path string, written bool, err error) {
+// same corpus. A file of the name that does not read as an entry is
+// replaced (reported as Replaced, with why it did not read: a corpus that
+// kept it said "already there" and pointed at a file replay refused). On
+// an error, nothing was written.
+func (e *Entry) Write(dir string) (path string, did Written, broken error, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", false, err
+		return "", Kept, nil, err
 	}
 	path = filepath.Join(dir, e.FileName())
 	data, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
-		return "", false, err
+		return "", Kept, nil, err
 	}
-	written, err = atomicfile.WriteNew(path, append(data, '\n'))
-	if err != nil {
-		return "", false, err
+	data = append(data, '\n')
+	written, err := atomicfile.WriteNew(path, data)
+	switch {
+	case err != nil:
+		return "", Kept, nil, err
+	case written:
+		return path, New, nil, nil
 	}
-	return path, written, nil
+	if broken = LoadEntry(path).Err; broken == nil {
+		return path, Kept, nil, nil
+	}
+	if err := atomicfile.Write(path, data); err != nil {
+		return "", Kept, nil, err
+	}
+	return path, Replaced, broken, nil
 }
 
 // FileName is the entry's file name: what it violates, and a hash of its
@@ -169,6 +194,10 @@ func ParseEntry(data []byte) (*Entry, *sim.Scenario, error) {
 		return nil, nil, fmt.Errorf("not a corpus entry: %v", strictjson.Describe(err))
 	}
 	if e.Format != CorpusFormat {
+		if e.Format == 0 && len(e.Plan) == 0 && len(e.Scenario) == 0 {
+			// No field of an entry's: most likely a scenario file.
+			return nil, nil, fmt.Errorf("not a corpus entry: it has no format, plan or scenario field (a scenario file? simrun scenario runs one)")
+		}
 		return nil, nil, fmt.Errorf("corpus format %d, but this build reads format %d", e.Format, CorpusFormat)
 	}
 	s, err := sim.ParseScenario(e.Scenario)

@@ -151,7 +151,7 @@ func TestCorpusErrorsAreNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, _, err := e.Write(dir)
+	path, _, _, err := e.Write(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

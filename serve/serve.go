@@ -301,17 +301,35 @@ func (s *Server) writeLocked(rec record) error {
 		return nil
 	}
 	line, _ := json.Marshal(rec) // map keys are sorted: stable output
+	// A file's end before the line, to cut a part of it back off: a full
+	// disk once left the log ending in a torn line that no reader takes.
+	end := int64(-1)
+	f, truncatable := s.Log.(truncater)
+	if truncatable {
+		if at, err := f.Seek(0, io.SeekEnd); err == nil {
+			end = at
+		}
+	}
 	n, err := s.Log.Write(append(line, '\n'))
 	if err == nil && n < len(line)+1 {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
+		if n > 0 && end >= 0 {
+			f.Truncate(end) // whole lines only; if this fails too, the error stands
+		}
 		s.logErr = &LogError{Line: s.logged + 1, Err: err}
 		close(s.failed)
 		return s.logErr
 	}
 	s.logged++
 	return nil
+}
+
+// truncater is a log that can be cut back to a length: a file.
+type truncater interface {
+	Seek(offset int64, whence int) (int64, error)
+	Truncate(size int64) error
 }
 
 func describe(o sim.Outcome) string {

@@ -1,12 +1,16 @@
 package serve
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/turnsim/turnsim/internal/fulldisk"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -51,5 +55,46 @@ func TestReadSmallGrowsWithWhatArrives(t *testing.T) {
 	b, complete, err = readSmall(strings.NewReader(big), int64(len(big)), 256<<10)
 	if err != nil || !complete || string(b) != big || cap(b) > 2*len(big)+2 {
 		t.Errorf("read %d bytes (complete %v, %v) into %d", len(b), complete, err, cap(b))
+	}
+}
+
+// TestALogOnAFullDiskKeepsWholeLines: the line that does not fit is cut
+// back off, so the log ends with the last line written whole (a full disk
+// once left a torn line no reader takes).
+func TestALogOnAFullDiskKeepsWholeLines(t *testing.T) {
+	dir, ok := fulldisk.Dir(t, 8192)
+	if !ok {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "requests.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, _ := sim.ParseScenario([]byte(`{"name":"x"}`))
+	srv := New(s)
+	srv.Log = f
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	body := `{"pad":"` + strings.Repeat("x", 3000) + `"}`
+	for i := 0; i < 10 && srv.Err() == nil; i++ {
+		resp, err := http.Post(ts.URL+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if srv.Err() == nil {
+		t.Fatal("the log never filled the disk")
+	}
+	data, _ := os.ReadFile(f.Name())
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(data) == 0 || data[len(data)-1] != '\n' {
+		t.Errorf("the log (%d bytes) does not end with a whole line", len(data))
+	}
+	for i, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("line %d is not whole JSON (%d bytes)", i+1, len(l))
+		}
 	}
 }

@@ -84,6 +84,10 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simrun explore: --max-faults must not be negative, -j at least 1")
 		return exitUsage
 	}
+	if info, err := os.Stat(*out); *out != "" && err == nil && !info.IsDir() {
+		fmt.Fprintf(stderr, "simrun explore: --out %s: not a folder (the violating plans are written into one)\n", *out)
+		return exitUsage
+	}
 	policies := explore.DefaultPolicies()
 	if *policyFile != "" {
 		c, err := budget.LoadPolicy(*policyFile)
@@ -145,9 +149,12 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if ctx.Err() != nil {
 		note = " (interrupted)"
 	}
+	if e.unwritten > 0 {
+		note += fmt.Sprintf(" (%d violating plans' scenarios not written)", e.unwritten)
+	}
 	if e.json {
 		b, _ := json.Marshal(map[string]any{"plans": total.Plans, "distinct": total.Distinct, "states": total.States, "violating": total.Violating,
-			"maxFaults": *maxFaults, "seconds": round2(elapsed), "interrupted": ctx.Err() != nil})
+			"maxFaults": *maxFaults, "seconds": round2(elapsed), "notWritten": e.unwritten, "interrupted": ctx.Err() != nil})
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
 		fmt.Fprintf(stdout, "%d plans, %d distinct logs, %d states, %d violating plans, %.1f s%s\n", total.Plans, total.Distinct, total.States, total.Violating, elapsed, note)
@@ -176,6 +183,8 @@ type explorer struct {
 	json      bool
 	out       string
 	mutantArg string
+	// unwritten counts the violating plans --out could not write.
+	unwritten int
 }
 
 // policyJSON is one policy's --json object.
@@ -211,6 +220,7 @@ func (e *explorer) policy(r explore.Report, took time.Duration) {
 			path, err := writeScenario(e.out, fmt.Sprintf("explore-%s-%s", r.Policy, f.Violation.Invariant), f.Scenario)
 			if err != nil {
 				fj.WriteErr = err.Error()
+				e.unwritten++
 			} else {
 				fj.Scenario = path
 				fj.Reproduce = "simrun scenario" + e.mutantArg + " " + path
@@ -280,7 +290,7 @@ type zooRow struct {
 // invariant it must trip is violated.
 func exploreZoo(ctx context.Context, policies []explore.Policy, o explore.Options, asJSON bool, out string, stdout io.Writer) int {
 	var rows []zooRow
-	found := 0
+	found, unwritten := 0, 0
 	for _, m := range mutants.Zoo {
 		if ctx.Err() != nil {
 			break
@@ -309,6 +319,7 @@ func exploreZoo(ctx context.Context, policies []explore.Policy, o explore.Option
 				path, err := writeScenario(out, fmt.Sprintf("explore-%s-%s", m.Name, m.Trips), f.Scenario)
 				if err != nil {
 					row.WriteErr = err.Error()
+					unwritten++
 				} else {
 					row.Reproduce = fmt.Sprintf("simrun scenario --mutant %s %s", m.Name, path)
 				}
@@ -323,7 +334,7 @@ func exploreZoo(ctx context.Context, policies []explore.Policy, o explore.Option
 		}
 	}
 	if asJSON {
-		b, _ := json.Marshal(map[string]any{"found": found, "mutants": len(mutants.Zoo), "maxFaults": o.MaxFaults, "interrupted": ctx.Err() != nil})
+		b, _ := json.Marshal(map[string]any{"found": found, "mutants": len(mutants.Zoo), "maxFaults": o.MaxFaults, "notWritten": unwritten, "interrupted": ctx.Err() != nil})
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -354,6 +365,11 @@ func exploreZoo(ctx context.Context, policies []explore.Policy, o explore.Option
 		return exitInterrupted
 	case found < len(mutants.Zoo):
 		return exitViolation
+	case unwritten > 0:
+		// --out asked for the plans: one not on disk is a failed run,
+		// as hunt's entries are.
+		fmt.Fprintf(stdout, "%d of %d scenarios could not be written to %s\n", unwritten, found, out)
+		return exitUsage
 	}
 	return exitClean
 }

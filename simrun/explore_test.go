@@ -121,3 +121,24 @@ func TestExploreZooAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreCountsPlansNotWritten: a violating plan --out could not
+// write is counted in the summary; an --out that is a file is refused
+// before anything runs (it ran the whole exploration, then reported every
+// scenario unwritten and exited 0).
+func TestExploreCountsPlansNotWritten(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plans")
+	os.WriteFile(file, []byte("x"), 0o644)
+	if status, _, errOut := simrun("explore", "--max-faults", "1", "--out", file); status != exitUsage || !strings.Contains(errOut, "--out "+file+": not a folder") {
+		t.Errorf("--out a file: status %d, %q", status, errOut)
+	}
+	under := filepath.Join(file, "under") // a folder that cannot be made
+	status, out, _ := simrun("explore", "--max-faults", "1", "--mutant", "retry-auth", "--policy", "default", "--out", under)
+	if status != exitViolation || !strings.Contains(out, "the scenario could not be written: ") || !strings.Contains(lastLine(out), "(1 violating plans' scenarios not written)") {
+		t.Errorf("status %d\n%s", status, out)
+	}
+	status, out, _ = simrun("explore", "--max-faults", "1", "--mutant", "all", "--policy", "default", "--out", under, "--json")
+	if !strings.Contains(lastLine(out), `"notWritten":`) || strings.Contains(lastLine(out), `"notWritten":0`) {
+		t.Errorf("the zoo's summary does not count them: status %d, %s", status, lastLine(out))
+	}
+}

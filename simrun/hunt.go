@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/hunt"
 	"github.com/turnsim/turnsim/mutants"
@@ -60,6 +61,14 @@ func runHunt(args []string, stdout, stderr io.Writer) int {
 	}
 	if *maxSeeds < 1 || *candidates < 1 || *budget < 0 {
 		fmt.Fprintln(stderr, "simrun hunt: --max-seeds and --candidates must be at least 1, --budget not negative")
+		return exitUsage
+	}
+	if err := campaign.SeedRange(first, uint64(*maxSeeds)); err != nil {
+		fmt.Fprintf(stderr, "simrun hunt: --start %s --max-seeds %d: %v\n", *start, *maxSeeds, err)
+		return exitUsage
+	}
+	if info, err := os.Stat(*corpus); err == nil && !info.IsDir() {
+		fmt.Fprintf(stderr, "simrun hunt: --corpus %s: not a folder (the mutants' entries are written into one)\n", *corpus)
 		return exitUsage
 	}
 	zoo := mutants.Zoo
@@ -134,7 +143,7 @@ type huntRow struct {
 func (r *huntRow) write(dir, mutant string) {
 	e, err := faults.NewEntry(version, r.Seed, faults.Overrides{}, mutant, r.Violation.Invariant, r.Violation.Message, r.Shrunk)
 	if err == nil {
-		r.Corpus, _, err = e.Write(dir)
+		r.Corpus, _, _, err = e.Write(dir)
 	}
 	if err != nil {
 		r.CorpusErr = err.Error()

@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,5 +59,24 @@ func TestHuntNotFound(t *testing.T) {
 	}
 	if status, _, errOut := simrun("hunt", "--mutant", "nope"); status != exitUsage || !strings.Contains(errOut, "unknown mutant") {
 		t.Errorf("an unknown mutant: status %d, %q", status, errOut)
+	}
+}
+
+// TestHuntRefusesWhatItWouldMisread: seeds past 2^64−1 (it wrapped to
+// seed 0 and on), and a corpus that is a file (it hunted every mutant,
+// then could write none of their entries).
+func TestHuntRefusesWhatItWouldMisread(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "corpus")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hunt", "--mutant", "retry-auth", "--start", "0xffffffffffffffff"}, "run past the last seed"},
+		{[]string{"hunt", "--mutant", "retry-auth", "--corpus", file}, "--corpus " + file + ": not a folder"},
+	} {
+		if status, _, errOut := simrun(tt.args...); status != exitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: status %d, %q", tt.args, status, errOut)
+		}
 	}
 }

@@ -39,6 +39,7 @@ func TestOutputsThatCannotBeMeant(t *testing.T) {
 	stdout := fmt.Sprintf("/proc/self/fd/%d", w.Fd())
 	entry := at("entry.json")
 	os.WriteFile(at("page.html"), []byte("old"), 0o644)
+	os.WriteFile(at("policy.json"), []byte(`{"maxRetries":3}`), 0o644)
 	os.Link(at("page.html"), at("same-page.html"))
 	// A corpus entry to replay, written by a run against a mutant.
 	if status, out, _ := simrun("run", "--seeds", "50", "--mutant", "retry-auth", "--corpus", at("corpus")); status != exitViolation {
@@ -61,7 +62,7 @@ func TestOutputsThatCannotBeMeant(t *testing.T) {
 		{"budget's page on a device, refused before the run", []string{"budget", "--policy", "default", "--runs", "10", "--html", device}, !haveDevice, "not a regular file (a device)"},
 		{"--trace on a named pipe", []string{"replay", "--seed", "1", "--trace", fifo}, false, "--trace: write " + fifo + ": exists and is not a regular file (a named pipe)"},
 		{"--html on a link to a named pipe", []string{"replay", "--seed", "1", "--html", toFifo}, false, "not a regular file (a named pipe)"},
-		{"--html on /proc/self/fd/N of a pipe, as /proc/self/fd/1 is under a pipe", []string{"replay", "--seed", "1", "--html", stdout}, false, "not a regular file (a named pipe)"},
+		{"--html on /proc/self/fd/N of a pipe, as /proc/self/fd/1 is under a pipe", []string{"replay", "--seed", "1", "--html", stdout}, false, "names an open file descriptor"},
 		{"shrink --out on a pipe", []string{"shrink", "--seed", "1", "--mutant", "retry-auth", "--out", fifo}, false, "--out: write " + fifo},
 		{"--trace and --html on one path", []string{"replay", "--seed", "1", "--trace", at("x.jsonl"), "--html", at("x.jsonl")}, false, "--html " + at("x.jsonl") + ": the same file as --trace " + at("x.jsonl")},
 		{"two names of one file", []string{"replay", "--seed", "1", "--trace", at("page.html"), "--html", at("same-page.html")}, false, "the same file as --trace"},
@@ -69,6 +70,8 @@ func TestOutputsThatCannotBeMeant(t *testing.T) {
 		{"shrink's scenario over its entry", []string{"shrink", entry, "--out", entry}, false, "the same file as the input"},
 		{"a scenario's log over the scenario", []string{"scenario", at("page.html"), "--trace", at("page.html")}, false, "--trace " + at("page.html") + ": the same file as the input"},
 		{"a scenario's log on a pipe", []string{"scenario", at("page.html"), "--trace", fifo}, false, "not a regular file (a named pipe)"},
+		{"replay's log over its --policy file", []string{"replay", "--seed", "1", "--policy", at("policy.json"), "--trace", at("policy.json")}, false, "--trace " + at("policy.json") + ": the same file as the input " + at("policy.json")},
+		{"shrink's scenario over its --policy file", []string{"shrink", "--seed", "1", "--policy", at("policy.json"), "--out", at("policy.json")}, false, "the same file as the input"},
 		{"budget's page over its policy file", []string{"budget", "--policy", at("page.html"), "--html", at("page.html")}, false, "the same file as the input"},
 	} {
 		t.Run(tt.why, func(t *testing.T) {
@@ -96,4 +99,24 @@ func nodes(dir string) string {
 		b.WriteString(e.Name() + ":" + info.Mode().String() + ":" + strings.Repeat("#", int(min(info.Size(), 8))) + " ")
 	}
 	return b.String()
+}
+
+// TestScenarioLogsNeverReplaceTheirScenarios: logs written into a folder
+// are named after their scenarios, and one that would land on a scenario
+// file of the run is refused for that scenario (it replaced the input).
+func TestScenarioLogsNeverReplaceTheirScenarios(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "scenarios", "spec63-exhausted-server.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := filepath.Join(dir, "spec63-exhausted-server.jsonl") // named as its log would be
+	os.WriteFile(input, data, 0o644)
+	status, out, _ := simrun("scenario", "--quiet", "--trace", dir, input)
+	if status != exitUsage || !strings.Contains(out, "the same file as the input") {
+		t.Errorf("status %d\n%s", status, out)
+	}
+	if b, _ := os.ReadFile(input); string(b) != string(data) {
+		t.Errorf("the scenario was replaced")
+	}
 }

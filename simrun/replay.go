@@ -105,7 +105,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	t, err := resolveTarget(*seed, sf, files)
 	if err == nil {
-		err = checkOutputs(files, output{"--trace", *trace}, output{"--html", *htmlOut})
+		err = checkOutputs(sf.inputs(files), output{"--trace", *trace}, output{"--html", *htmlOut})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun replay: %v\n", err)
@@ -192,7 +192,7 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 	}
 	t, err := resolveTarget(*seed, sf, files)
 	if err == nil {
-		err = checkOutputs(files, output{"--out", *out})
+		err = checkOutputs(sf.inputs(files), output{"--out", *out})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun shrink: %v\n", err)

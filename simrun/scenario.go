@@ -85,7 +85,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	var nViolations, nErrors int
 	written := map[string]string{} // a log written into the folder → its scenario file
 	for _, file := range files {
-		res := scenarioFile(file, *trace, intoFolder, written, *showView, !*asJSON && !*quiet, stdout, opts)
+		res := scenarioFile(file, *trace, intoFolder, files, written, *showView, !*asJSON && !*quiet, stdout, opts)
 		nViolations += len(res.Violations)
 		if res.Error != "" {
 			nErrors++
@@ -100,7 +100,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	return finish(stdout, stderr, *asJSON, "scenarios", len(files), nViolations, nErrors, false)
 }
 
-func scenarioFile(file, trace string, several bool, written map[string]string, showView, showTimeline bool, out io.Writer, opts sim.Options) *scenarioResult {
+func scenarioFile(file, trace string, several bool, inputs []string, written map[string]string, showView, showTimeline bool, out io.Writer, opts sim.Options) *scenarioResult {
 	res := &scenarioResult{File: file, Violations: []oracle.Violation{}}
 	s, err := sim.LoadScenario(file)
 	if err != nil {
@@ -133,6 +133,10 @@ func scenarioFile(file, trace string, several bool, written map[string]string, s
 				return res
 			}
 			written[path] = file
+			if err := checkOutputs(inputs, output{"its log", path}); err != nil {
+				res.Error = err.Error() // the log would replace a scenario given to this run
+				return res
+			}
 		}
 		if err := writeTrace(path, run); err != nil {
 			res.Error = err.Error()

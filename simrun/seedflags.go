@@ -68,6 +68,15 @@ func (f *seedFlags) resolve() (faults.Overrides, sim.Options, error) {
 	return o, withListeners(opts, ls), nil
 }
 
+// inputs are the files a command reads: its arguments, and the policy
+// file when there is one.
+func (f *seedFlags) inputs(files []string) []string {
+	if f.policy != "" {
+		return append(slices.Clone(files), f.policy)
+	}
+	return files
+}
+
 // args are the flags as a reproduction line repeats them.
 func (f *seedFlags) args() string {
 	s := ""

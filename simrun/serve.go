@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/signal"
@@ -93,9 +94,9 @@ func serveUntil(ctx context.Context, s *sim.Scenario, listen, logPath string, bo
 	srv := serve.New(s)
 	srv.BodyTimeout = bodyTimeout
 	if logPath != "" {
-		f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := openLog(logPath)
 		if err != nil {
-			fmt.Fprintf(stderr, "simrun serve: %v\n", err)
+			fmt.Fprintf(stderr, "simrun serve: --log %s: %v\n", logPath, osError(err))
 			return exitUsage
 		}
 		defer func() {
@@ -146,4 +147,25 @@ func osError(err error) error {
 		return pathErr.Err
 	}
 	return err
+}
+
+// openLog opens --log to append to, without waiting: a named pipe no
+// process reads held the open forever, deaf to SIGINT. A pipe that is read
+// is written to as a stream, each write waiting for its reader as a
+// shell's does.
+func openLog(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0o644)
+	if errors.Is(err, syscall.ENXIO) {
+		switch info, _ := os.Stat(path); {
+		case info != nil && info.Mode()&fs.ModeNamedPipe != 0:
+			return nil, errors.New("a named pipe no process reads: nothing would receive the log")
+		case info != nil && info.Mode()&fs.ModeSocket != 0:
+			return nil, errors.New("a socket: the log is appended to a file or a pipe")
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.Fd() // back to blocking writes (Fd leaves the file in blocking mode)
+	return f, nil
 }

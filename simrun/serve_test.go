@@ -132,3 +132,31 @@ func TestServeRefusesALogOverItsScenario(t *testing.T) {
 		t.Errorf("the scenario now reads %q", b)
 	}
 }
+
+// TestServeRefusesAPipeNoOneReads: a named pipe no process reads, or a
+// socket, given as --log is refused at once (the open of a pipe with no
+// reader waited forever, deaf to SIGINT and SIGTERM).
+func TestServeRefusesAPipeNoOneReads(t *testing.T) {
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "s.json")
+	os.WriteFile(scenario, []byte(`{"name":"x"}`), 0o644)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var status int
+	var errOut string
+	go func() {
+		status, _, errOut = simrun("serve", "--scenario", scenario, "--log", fifo)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve waited for a reader of its log")
+	}
+	if status != exitUsage || !strings.Contains(errOut, "a named pipe no process reads") {
+		t.Errorf("status %d, %q", status, errOut)
+	}
+}

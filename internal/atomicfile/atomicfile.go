@@ -18,15 +18,37 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"syscall"
 
 	"github.com/turnsim/turnsim/internal/inputfile"
 )
 
-// Mode is the mode of every file written, whatever the umask: readable by
-// all (os.CreateTemp's 0600 made corpus entries unreadable to a CI job
-// running as another user). A folder turnsim makes follows the umask.
-const Mode = 0o644
+// A new file gets the mode os.Create gives one, 0666 less the umask
+// (os.CreateTemp's 0600 once made corpus entries unreadable to a CI job
+// running as another user); a file written over keeps its mode, and, where
+// the process may (as root), its owner: the rename puts a new file in its
+// place, which would otherwise be the writer's, 0644.
+
+// umask is the process's file mode creation mask, read once.
+var umask = func() fs.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return fs.FileMode(m)
+}()
+
+// modeFor is the mode and owner a write to target gives the file.
+func modeFor(target string) (mode fs.FileMode, uid, gid int) {
+	info, err := os.Stat(target)
+	if err != nil {
+		return 0o666 &^ umask, -1, -1
+	}
+	uid, gid = -1, -1
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		uid, gid = int(st.Uid), int(st.Gid)
+	}
+	return info.Mode().Perm(), uid, gid
+}
 
 // Write writes data to path: a temporary file beside it, synced, then
 // renamed over path.
@@ -115,6 +137,12 @@ func Target(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if fd, ok := openDescriptor(path); ok {
+		// /dev/stdout and its kind: the file behind the descriptor, when
+		// it is one, is what '>' or '>>' gave the shell, and a rename
+		// over it would throw away what is already in it.
+		return refuse(fmt.Sprintf("names an open file descriptor (%s), a stream turnsim does not write to: it writes files whole, by a rename, which would replace what the descriptor leads to; give a file's path", fd))
+	}
 	// What the path leads to, as the kernel follows it: also through a
 	// link of /proc/self/fd, which names an open pipe or terminal no
 	// path can (filepath.EvalSymlinks cannot follow "pipe:[…]").
@@ -141,7 +169,8 @@ func Target(path string) (string, error) {
 }
 
 // writeTemp writes what write produces into a temporary file beside
-// target, with Mode, synced and closed, and returns its name; on an error
+// target, with the mode target has (modeFor), synced and closed, and
+// returns its name; on an error
 // it leaves none.
 func writeTemp(target string, write func(io.Writer) error) (name string, err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
@@ -157,8 +186,12 @@ func writeTemp(target string, write func(io.Writer) error) (name string, err err
 	if err = write(tmp); err != nil {
 		return "", err
 	}
-	if err = tmp.Chmod(Mode); err != nil {
+	mode, uid, gid := modeFor(target)
+	if err = tmp.Chmod(mode); err != nil {
 		return "", err
+	}
+	if uid >= 0 && (uid != os.Getuid() || gid != os.Getgid()) {
+		tmp.Chown(uid, gid) // only root may; otherwise the file is the writer's
 	}
 	if err = tmp.Sync(); err != nil {
 		return "", err
@@ -167,4 +200,31 @@ func writeTemp(target string, write func(io.Writer) error) (name string, err err
 		return "", err
 	}
 	return tmp.Name(), nil
+}
+
+// fdPath is a link of the kernel's to an open file descriptor.
+var fdPath = regexp.MustCompile(`^/(proc/[^/]+|dev)/fd/\d+$`)
+
+// openDescriptor says whether path, or a link on the way to what it names,
+// is a file descriptor's (/dev/stdout is a link to /proc/self/fd/1), and
+// which.
+func openDescriptor(path string) (string, bool) {
+	for range 40 { // the kernel's own bound on links followed
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return "", false
+		}
+		if fdPath.MatchString(abs) {
+			return abs, true
+		}
+		to, err := os.Readlink(abs)
+		if err != nil {
+			return "", false // not a link: the end of the way
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(abs), to)
+		}
+		path = to
+	}
+	return "", false
 }

@@ -26,8 +26,8 @@ func TestWriteIsWholeAndReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := info.Mode().Perm(); got != 0o644 {
-		t.Errorf("mode %v, want 0644 (a chmod is not subject to the umask)", got)
+	if got, want := info.Mode().Perm(), 0o666&^umask; got != want {
+		t.Errorf("mode %v, want %v: 0666 less the umask, as os.Create gives (not os.CreateTemp's 0600)", got, want)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
@@ -94,6 +94,15 @@ func TestWriteRefusesWhatIsNotAFile(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	toPipe := symlink("to-stdout", fmt.Sprintf("/proc/self/fd/%d", w.Fd()))
+	// An open regular file, as '>> out.txt' gives stdout: a rename over
+	// what the descriptor leads to would throw out what was there.
+	redirected, err := os.OpenFile(filepath.Join(dir, "out.txt"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer redirected.Close()
+	redirected.WriteString("keep\n")
+	toFile2 := symlink("to-redirected", fmt.Sprintf("/proc/self/fd/%d", redirected.Fd()))
 	toNothing := symlink("to-nothing", filepath.Join(dir, "missing"))
 	toFile := symlink("to-file", file)
 	folder := filepath.Join(dir, "folder")
@@ -107,7 +116,8 @@ func TestWriteRefusesWhatIsNotAFile(t *testing.T) {
 		{"a device of our own, as /dev/full was", device, !haveDevice, "not a regular file (a device)"},
 		{"a named pipe", fifo, false, "not a regular file (a named pipe)"},
 		{"a link to a named pipe", toFifo, false, "not a regular file (a named pipe)"},
-		{"a link to /proc/self/fd/N of an open pipe, as --html /proc/self/fd/1 is under a pipe", toPipe, false, "not a regular file (a named pipe)"},
+		{"a link to /proc/self/fd/N of an open pipe, as /dev/stdout is under a pipe", toPipe, false, "names an open file descriptor (/proc/self/fd/"},
+		{"a link to /proc/self/fd/N of an open file, as /dev/stdout is under '>> out.txt'", toFile2, false, "names an open file descriptor (/proc/self/fd/"},
 		{"a link to nothing: where it would write is a guess", toNothing, false, "does not exist: not followed"},
 		{"a folder", folder, false, "not a regular file (a folder)"},
 		{"a link to a file: written through", toFile, false, ""},
@@ -145,6 +155,9 @@ func TestWriteRefusesWhatIsNotAFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(file); string(b) != "new" {
 		t.Errorf("the link's target reads %q, want the new content", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out.txt")); string(b) != "keep\n" {
+		t.Errorf("the file behind the descriptor reads %q, want what was written to it", b)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
 	if len(leftovers) > 0 {
@@ -198,5 +211,38 @@ func TestWriteNewFailureIsNotWritten(t *testing.T) {
 	ok, err := WriteNew(filepath.Join(blocker, "entry.json"), []byte("{}"))
 	if ok || err == nil {
 		t.Errorf("written %v, err %v; want false and the error", ok, err)
+	}
+}
+
+// TestAFileWrittenOverKeepsItsMode: a file written over keeps its mode and
+// owner (it came back 0644 and the writer's, a chmod 600 undone), and a new
+// one follows the umask (a umask of 077 got 0644).
+func TestAFileWrittenOverKeepsItsMode(t *testing.T) {
+	dir := t.TempDir()
+	private := filepath.Join(dir, "private.jsonl")
+	os.WriteFile(private, []byte("old"), 0o600)
+	os.Chmod(private, 0o600)
+	if os.Getuid() == 0 {
+		os.Chown(private, 65534, 65534) // nobody's
+	}
+	if err := Write(private, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := os.Stat(private)
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want the file's own 0600", info.Mode().Perm())
+	}
+	if st := info.Sys().(*syscall.Stat_t); os.Getuid() == 0 && st.Uid != 65534 {
+		t.Errorf("owner %d, want the file's own, 65534", st.Uid)
+	}
+	saved := umask
+	defer func() { umask = saved }()
+	umask = 0o077
+	fresh := filepath.Join(dir, "fresh.jsonl")
+	if err := Write(fresh, []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := os.Stat(fresh); info.Mode().Perm() != 0o600 {
+		t.Errorf("a new file under umask 077: mode %v, want 0600", info.Mode().Perm())
 	}
 }
