@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"iter"
 	"math"
-	"strconv"
 
+	"github.com/turnsim/turnsim/internal/limits"
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -276,9 +276,4 @@ func (d *Distribution) drawLengthBiased(u1, u2 float64) float64 {
 // number writes a figure as written in a file: 4000000, not 4e+06; but
 // 1e+308, not a 309-digit number, from 1e21 up and below 1e-6 (where
 // JavaScript, which DSH's files are written for, switches too).
-func number(v float64) string {
-	if a := math.Abs(v); a != 0 && (a >= 1e21 || a < 1e-6) {
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
+func number(v float64) string { return limits.Number(v) }

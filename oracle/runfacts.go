@@ -67,7 +67,11 @@ func checkTerminates(run *run, r *reporter) {
 	last := int64(len(events)) - 1
 	if facts.Stopped != "" {
 		turn, step := run.at().at(last + 1)
-		r.add(turn, step, []int64{last}, "the world stopped the run: %s", facts.Stopped)
+		var witness []int64 // none when the run stopped before its first event
+		if last >= 0 {
+			witness = []int64{last}
+		}
+		r.add(turn, step, witness, "the world stopped the run: %s", facts.Stopped)
 	}
 	if facts.IdleAfterDisposal >= 0 && facts.IdleAfterDisposal <= last {
 		r.add(0, 0, []int64{facts.IdleAfterDisposal}, "events were appended after disposal completed (the agent went idle disposed at seq %d)", facts.IdleAfterDisposal)

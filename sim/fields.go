@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/turnsim/turnsim/internal/limits"
@@ -107,8 +106,8 @@ func (o *object) duration(key string, dst *float64) error {
 		return ferr(join(o.path, key), "must be ≥ 0, got %v", *dst)
 	}
 	if max := limits.Current.DurationMs; *dst > max {
-		return ferr(join(o.path, key), "%v", &limits.Exceeded{What: strconv.FormatFloat(*dst, 'f', -1, 64) + " ms",
-			Limit: strconv.FormatFloat(max, 'f', -1, 64) + " ms", Flag: limits.FlagDurationMs})
+		return ferr(join(o.path, key), "%v", &limits.Exceeded{What: limits.Number(*dst) + " ms",
+			Limit: limits.Number(max) + " ms", Flag: limits.FlagDurationMs})
 	}
 	return nil
 }

@@ -65,6 +65,9 @@ func TestAListenerThatBlocksOutsideVirtualTimeStopsTheRun(t *testing.T) {
 			found := false
 			for _, v := range vs {
 				found = found || v.Invariant == oracle.TurnTerminates && strings.Contains(v.Message, "blocked outside virtual time")
+				if slices.ContainsFunc(v.Seqs, func(s int64) bool { return s < 0 }) {
+					t.Errorf("%s names seq %v: a run stopped before its first event has no witness", v.Invariant, v.Seqs)
+				}
 			}
 			if !found {
 				t.Errorf("violations %v, want turn-terminates naming the block", vs)

@@ -49,3 +49,12 @@ func TestParseScenarioBoundsTheResultTotal(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeDurationsAreWrittenReadably: a duration over the limit is named
+// as the file writes it, not as a 309-digit number.
+func TestHugeDurationsAreWrittenReadably(t *testing.T) {
+	_, err := ParseScenario([]byte(`{"name":"x","inputs":[{"send":"hi","atMs":1e308}],"requests":[{"text":"a"}]}`))
+	if err == nil || !strings.Contains(err.Error(), "inputs[0].atMs: 1e+308 ms is over the limit of 2147483647 ms") {
+		t.Errorf("%v", err)
+	}
+}

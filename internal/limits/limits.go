@@ -218,3 +218,13 @@ func Bytes(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
 }
+
+// Number writes a figure as an input writes it: 4000000, not 4e+06; but
+// 1e+308, not a 309-digit number, from 1e21 up and below 1e-6 (where
+// JavaScript, which DSH's files are written for, switches too).
+func Number(v float64) string {
+	if a := math.Abs(v); a != 0 && (a >= 1e21 || a < 1e-6) {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}

@@ -116,3 +116,13 @@ func TestFlagsPrintTheirDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestNumber: figures as an input writes them, huge and tiny ones in
+// exponent form (1e308 printed as 309 digits).
+func TestNumber(t *testing.T) {
+	for in, want := range map[float64]string{4000000: "4000000", 2147483647: "2147483647", 1.5: "1.5", 0: "0", 1e308: "1e+308", -1e300: "-1e+300", 1e-7: "1e-07", 1e20: "100000000000000000000"} {
+		if got := Number(in); got != want {
+			t.Errorf("Number(%v) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -91,8 +91,12 @@ func newReader(r io.Reader, opts ReadOptions, closer io.Closer) (*Reader, error)
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if magic, _ := br.Peek(4); bytes.Equal(magic, zstdMagic) {
-		// Concatenated frames decode as one stream.
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		// Concatenated frames decode as one stream. The decoder holds its
+		// window, which a frame sets (up to 3.75 TB by the format): it is
+		// bounded with a line, so that memory follows the bound (a 40 KB
+		// file with a 401 MiB window once took 1.09 GB).
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(zstdWindow()))
 		if err != nil {
 			return nil, rd.fail(0, "zstd: %v", err)
 		}
@@ -106,6 +110,10 @@ func newReader(r io.Reader, opts ReadOptions, closer io.Closer) (*Reader, error)
 	}
 	return rd, nil
 }
+
+// zstdWindow is the largest zstd window read: that of a line
+// (--max-line-bytes), at least zstd's own least.
+func zstdWindow() uint64 { return uint64(max(limits.Current.LineBytes, zstd.MinWindowSize)) }
 
 type closerFunc func() error
 
@@ -163,6 +171,10 @@ func (r *Reader) readLine() ([]byte, error) {
 				r.tornTailLine = r.line + 1
 			}
 			return nil, io.EOF
+		}
+		if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+			return nil, r.fail(r.line+1, "zstd: %v", &limits.Exceeded{What: "a frame's window (the memory its decoding holds)",
+				Limit: limits.Bytes(int64(zstdWindow())), Flag: limits.FlagLineBytes})
 		}
 		if err != nil {
 			return nil, r.fail(r.line+1, "read: %v", err)

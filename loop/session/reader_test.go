@@ -385,3 +385,26 @@ const sampleV0 = `{"type":"session","version":0,"id":"s-1","createdAt":0,"delega
 {"type":"step/end","data":{"turn":1,"step":1}}
 {"type":"turn/end","data":{"turn":1,"reason":{"kind":"completed"}}}
 `
+
+// TestZstdWindowIsBounded: a frame whose window is larger than a line may
+// be (--max-line-bytes) is refused with the bound and its flag, before
+// the decoder holds it (a 40 KB file with a 401 MiB window once took
+// 1.09 GB); within the bound it reads.
+func TestZstdWindowIsBounded(t *testing.T) {
+	saved := limits.Current
+	defer func() { limits.Current = saved }()
+	var compressed bytes.Buffer
+	enc, _ := zstd.NewWriter(&compressed, zstd.WithWindowSize(8<<20))
+	enc.Write([]byte(sampleV0))
+	enc.Write(bytes.Repeat([]byte("\n"), 3<<20)) // frames past one block carry their window
+	enc.Close()
+	limits.Current.LineBytes = 1 << 20 // the window, 8 MiB, is over it
+	_, _, err := session.ReadAll(bytes.NewReader(compressed.Bytes()), session.ReadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "a frame's window (the memory its decoding holds) is over the limit of 1 MiB (raise it with --max-line-bytes)") {
+		t.Errorf("an 8 MiB window under a 1 MiB bound: %v", err)
+	}
+	limits.Current.LineBytes = 8 << 20
+	if _, _, err := session.ReadAll(bytes.NewReader(compressed.Bytes()), session.ReadOptions{}); err != nil {
+		t.Errorf("within the bound: %v", err)
+	}
+}
