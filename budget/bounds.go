@@ -3,6 +3,7 @@ package budget
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,9 @@ type Bound struct {
 	Value            float64
 }
 
+// decimal is a bound's number: digits, a point, an exponent.
+var decimal = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+
 // Longest operators first, so "<=" is not read as "<" and "=0.1".
 var assertOps = []string{"<=", ">=", "<", ">"}
 
@@ -50,6 +54,14 @@ func ParseBound(s string) (Bound, error) {
 			// +Inf: such a bound would fail, or hold, whatever was measured.
 			if math.IsNaN(bound) || math.IsInf(bound, 0) {
 				return Bound{}, fmt.Errorf("%q: the bound must be a finite number, got %s", s, rest)
+			}
+			// A decimal number, as a bound is written: ParseFloat alone took
+			// 1_0 and 0x1p-3, and read 1e-400 as 0.
+			if !decimal.MatchString(rest) {
+				return Bound{}, fmt.Errorf("%q: %q is not a number (a decimal, as 0.001 or 1e-3)", s, rest)
+			}
+			if mantissa, _, _ := strings.Cut(strings.ToLower(rest), "e"); bound == 0 && strings.Trim(mantissa, "+-0.") != "" {
+				return Bound{}, fmt.Errorf("%q: %q is too small to be told from 0", s, rest)
 			}
 			return Bound{Text: s, Figure: figure, Op: op, Value: bound}, nil
 		}

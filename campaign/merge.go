@@ -239,6 +239,10 @@ func readShard(o ShardOutput, coverage *faults.Coverage) (*shardOutput, error) {
 			}
 		case keys["runs"] != nil:
 			summary = &ShardSummary{}
+			// Held to the summary's own keys: one run prints no other.
+			if located := strictjson.Locate(raw, summary); located != nil {
+				return fail("%s:%d: summary: %v", file, line, located)
+			}
 			if err := json.Unmarshal(raw, summary); err != nil {
 				return fail("%s:%d: summary: %v", file, line, strictjson.Describe(err))
 			}

@@ -82,7 +82,10 @@ type Result struct {
 	// entry could not be written (Corpus is then empty).
 	CorpusNew bool   `json:"-"`
 	CorpusErr string `json:"corpusError,omitempty"`
-	Internal  string `json:"internalError,omitempty"`
+	// CorpusReplaced is why the file that stood under the entry's name
+	// did not read as an entry, when the entry replaced it.
+	CorpusReplaced string `json:"corpusReplaced,omitempty"`
+	Internal       string `json:"internalError,omitempty"`
 	// Blocked names the plug-in that blocked outside virtual time in this
 	// run (sim.Result.Blocked): the campaign stops after it, since every
 	// run that reaches it would wait out the watchdog again.
@@ -131,7 +134,7 @@ func (s Summary) String() string {
 		note += fmt.Sprintf(" (stopped: listener %q blocked outside virtual time)", s.Blocked)
 	}
 	if s.CorpusNotWritten > 0 {
-		note += fmt.Sprintf(" (%d corpus entries not written)", s.CorpusNotWritten)
+		note += fmt.Sprintf(" (%d failing seeds' corpus entries not written)", s.CorpusNotWritten)
 	}
 	return fmt.Sprintf("%d runs, %d violations, %d events, %.0f runs/s, %.0f events/s%s",
 		s.Runs, s.Violations, s.Events, float64(s.Runs)/secs, float64(s.Events)/secs, note)
@@ -150,8 +153,10 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 		count = math.MaxUint64 - c.First + 1
 	}
 	if c.Duration > 0 {
+		// Every seed from First to the last, 2^64−1 included (for First
+		// 0, one short of all 2^64, which no duration reaches).
 		deadline = began.Add(c.Duration)
-		count = math.MaxUint64 - c.First
+		count = math.MaxUint64 - c.First + min(c.First, 1)
 	}
 	count = c.Shard.Count(count)
 	var sum Summary
@@ -353,13 +358,16 @@ func (c *Config) record(res *Result) {
 	if res.entry == nil {
 		return
 	}
-	path, written, err := res.entry.Write(c.Corpus)
+	path, did, broken, err := res.entry.Write(c.Corpus)
 	res.entry = nil
 	if err != nil {
 		res.CorpusErr = err.Error()
 		return
 	}
-	res.Corpus, res.CorpusNew = path, written
+	res.Corpus, res.CorpusNew = path, did != faults.Kept
+	if broken != nil {
+		res.CorpusReplaced = broken.Error()
+	}
 }
 
 // Sampled reports whether a seed is among the share run twice: a fixed

@@ -1,9 +1,11 @@
 package campaign
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestParseSeed: decimal, or hexadecimal after 0x, as the help says and
@@ -58,5 +60,15 @@ func TestSeedRange(t *testing.T) {
 		if err := SeedRange(tt.first, tt.count); (err == nil) != tt.ok {
 			t.Errorf("SeedRange(%#x, %d) = %v, want ok %v", tt.first, tt.count, err, tt.ok)
 		}
+	}
+}
+
+// TestADurationRunsToTheLastSeed: a duration campaign from near 2^64−1
+// runs every seed to the last, 2^64−1 included, and stops there.
+func TestADurationRunsToTheLastSeed(t *testing.T) {
+	var seeds []string
+	sum := Run(context.Background(), Config{First: math.MaxUint64 - 2, Duration: time.Minute, NoShrink: true}, func(r *Result) { seeds = append(seeds, r.Seed) })
+	if sum.Runs != 3 || seeds[len(seeds)-1] != "0xffffffffffffffff" {
+		t.Errorf("%d runs: %v", sum.Runs, seeds)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
 
+	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/sim"
@@ -57,7 +58,7 @@ func (c *Config) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seed        %#x\n", c.Seed)
 	if c.Policy != nil {
-		fmt.Fprintf(&b, "policy      %s %s\n", c.PolicyName, retry.Key(c.Policy))
+		fmt.Fprintf(&b, "policy      %s %s\n", c.PolicyName, strictjson.Printable(retry.Key(c.Policy)))
 	} else {
 		fmt.Fprintf(&b, "policy      none\n")
 	}

@@ -148,6 +148,9 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	if *runs < 1 {
 		return fail("--runs must be at least 1")
 	}
+	if *workers < 1 {
+		return fail("-j %d: at least 1", *workers)
+	}
 	runsSet := false
 	fs.Visit(func(f *flag.Flag) { runsSet = runsSet || f.Name == "runs" })
 	first, err := parseSeed(*seed)
@@ -274,7 +277,10 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		var blocked *budget.BlockedError
 		if errors.As(rp.err, &blocked) { // a listener of one's own
-			fmt.Fprintf(stderr, "simrun budget: policy %s: %v\n", policies[i], rp.err)
+			fmt.Fprintf(stderr, "simrun budget: policy %s: %v\n", strictjson.Printable(policies[i]), rp.err)
+			if ctx.Err() != nil {
+				return exitInterrupted // a signal came while it blocked: not a finished run
+			}
 			return exitViolation
 		}
 		if rp.err != nil { // validated above: turnsim's own fault
@@ -402,7 +408,9 @@ func samePolicy(a, b string) bool {
 }
 
 func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budget.Turn) string) {
-	fmt.Fprintf(w, "policy %s\n", name)
+	// What the report quotes from its inputs — the policy's file name, a
+	// failure's code, an oracle message — goes through the one escaper.
+	fmt.Fprintf(w, "policy %s\n", strictjson.Printable(name))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if r.Interrupted {
 		fmt.Fprintf(tw, "  turns\t%d (interrupted: every figure is over these)\n", r.Turns)
@@ -424,7 +432,7 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budge
 		if code == "" {
 			code = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d × %s: %s\n", label, f.Turns, code, f.Why)
+		fmt.Fprintf(tw, "%s\t%d × %s: %s\n", label, f.Turns, strictjson.Printable(code), f.Why)
 	}
 	if tl := r.Timeline; tl != nil && tl.DesignEffect >= 1.01 {
 		fmt.Fprintf(tw, "  exhaustion\t%.6g  (95%% CI %.6g … %.6g, widened %.3g× for turns an incident failed together)\n",
@@ -459,13 +467,13 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budge
 		if r.Timeline != nil {
 			name = fmt.Sprintf("turn %d (seed %#x)", t.Index, t.Seed)
 		}
-		fmt.Fprintf(w, "  %s: %s: %s\n", name, v.Invariant, v.Message)
+		fmt.Fprintf(w, "  %s: %s: %s\n", name, v.Invariant, strictjson.Printable(v.Message))
 		for _, other := range t.Violations {
 			if other.Invariant != v.Invariant || other.Message != v.Message {
-				fmt.Fprintf(w, "    and %s: %s\n", other.Invariant, other.Message)
+				fmt.Fprintf(w, "    and %s: %s\n", other.Invariant, strictjson.Printable(other.Message))
 			}
 		}
-		fmt.Fprintf(w, "    reproduce: %s\n", reproduce(t))
+		fmt.Fprintf(w, "    reproduce: %s\n", strictjson.Printable(reproduce(t)))
 	}
 }
 

@@ -392,3 +392,22 @@ func TestBudgetInterruptedWhileDrawing(t *testing.T) {
 		t.Errorf("exit %d, want 130, marked interrupted\nstdout:\n%s\nstderr:\n%s", status, out, errOut)
 	}
 }
+
+// TestBudgetEscapesWhatItQuotes: a failure code or a policy file name
+// with control characters is printed escaped (ESC and U+202E reached the
+// terminal raw from the report, though the warning above it escaped them).
+func TestBudgetEscapesWhatItQuotes(t *testing.T) {
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "evil\x1b[2J\u202e.json")
+	os.WriteFile(policy, []byte(`{"maxRetries":1}`), 0o644)
+	status, out, errOut := simrun("budget", "--runs", "20", "--policy", policy, "--fail", "X\x1b[2J=0.5")
+	if status != exitClean {
+		t.Fatalf("status %d\n%s%s", status, out, errOut)
+	}
+	if strings.ContainsAny(out+errOut, "\x1b\u202e") {
+		t.Errorf("raw control characters in the output:\n%q", out)
+	}
+	if !strings.Contains(out, `X\x1b[2J`) {
+		t.Errorf("the code is not shown escaped:\n%s", out)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/budget"
+	"github.com/turnsim/turnsim/internal/strictjson"
 )
 
 // worstIncidents is how many incidents the text report lists: the ones
@@ -36,7 +37,7 @@ func printTimeline(tw io.Writer, tl *budget.TimelineReport) {
 			break
 		}
 		fmt.Fprintf(tw, "\t%s  %s for %s (%s): %d hit, %d carried, %d failed, longest recovery %s ms; failed turns %s\n",
-			budget.Clock(in.FromMs), in.Code, budget.Span(in.LengthMs()), in.Source, in.TurnsHit, in.Carried, in.Failed, num(in.LongestRecoveryMs), turnList(in))
+			budget.Clock(in.FromMs), strictjson.Printable(in.Code), budget.Span(in.LengthMs()), in.Source, in.TurnsHit, in.Carried, in.Failed, num(in.LongestRecoveryMs), turnList(in))
 	}
 	peak := 0
 	for m, n := range tl.Failed {

@@ -111,7 +111,7 @@ func TestRunCorpusOnAFullDisk(t *testing.T) {
 	if files := corpusFiles(t, corpus); len(files) != 1 {
 		t.Errorf("the corpus holds %d files, want the 1 written (no temporary left)", len(files))
 	}
-	if want := "(" + strconv.Itoa(len(lost)) + " corpus entries not written)"; !strings.HasSuffix(lastLine(out), want) {
+	if want := "(" + strconv.Itoa(len(lost)) + " failing seeds' corpus entries not written)"; !strings.HasSuffix(lastLine(out), want) {
 		t.Errorf("last line %q, want it to end %q", lastLine(out), want)
 	}
 	// Replayed first, the corpus's one entry is the same failure again,
@@ -143,5 +143,25 @@ func TestHuntOnAFullDisk(t *testing.T) {
 	if status != exitUsage || !strings.Contains(out, "retry-auth: the corpus entry could not be written: ") ||
 		!strings.Contains(errOut, "1 of 1 entries could not be written") {
 		t.Errorf("status %d, want %d, with the entry said not written\n%s%s", status, exitUsage, out, errOut)
+	}
+}
+
+// TestRunReplacesABrokenEntry: a file under an entry's name that does not
+// read as an entry (empty, cut short) is replaced by the entry, and the
+// output says so; it was kept, "already there", with a reproduction line
+// pointing at a file replay refuses.
+func TestRunReplacesABrokenEntry(t *testing.T) {
+	corpus := t.TempDir()
+	name := filepath.Join(corpus, "budget-off-by-one-retry-budget-277a6b47c00b.json")
+	os.WriteFile(name, nil, 0o644)
+	_, out, _ := simrun("run", "-j", "1", "--seeds", "300", "--mutant", "budget-off-by-one", "--corpus", corpus)
+	if !strings.Contains(out, "  corpus: "+name+" (replacing a file of that name that was no entry: ") {
+		t.Errorf("no seed replaced the empty file:\n%s", out)
+	}
+	if le := faults.LoadEntry(name); le.Err != nil {
+		t.Errorf("the entry does not read back: %v", le.Err)
+	}
+	if status, replayed, _ := simrun("replay", name); status != exitViolation {
+		t.Errorf("replaying it: status %d\n%s", status, replayed)
 	}
 }

@@ -1,6 +1,7 @@
 package simrun
 
 import (
+	"errors"
 	"flag"
 	"io"
 
@@ -13,7 +14,17 @@ var errHelp = flag.ErrHelp
 // parseInterspersed parses flags that may stand before, between or after
 // the positional arguments ("simrun check logs/ --view"), and returns the
 // positional ones. Everything after "--" is positional.
+//
+// A flag that takes a value may be given once: the flag package lets
+// the last of two win, so that 'run --policy a.json --policy b.json' ran
+// b.json alone without a word. Flags meant to repeat (budget's --policy,
+// --fail, --outage, --assert) are their own kind, repeated.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := f.Value.(*repeated); !ok {
+			f.Value = &once{Value: f.Value}
+		}
+	})
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -43,4 +54,24 @@ func newFlagSet(name string, stderr io.Writer, usage string) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// once is a flag's value that refuses a second setting.
+type once struct {
+	flag.Value
+	set bool
+}
+
+func (o *once) Set(v string) error {
+	if o.set && !o.IsBoolFlag() { // --json twice says one thing
+		return errors.New("given twice: give it once")
+	}
+	o.set = true
+	return o.Value.Set(v)
+}
+
+// IsBoolFlag keeps a boolean flag one that takes no value.
+func (o *once) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }

@@ -87,6 +87,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun run: %v\n", err)
 		return exitUsage
 	}
+	if *duration == 0 && shard.Count(count) == 0 {
+		// As --seeds 0: a run of no seed checks nothing (a shard's job
+		// running --seed once passed with 0 runs).
+		fmt.Fprintf(stderr, "simrun run: shard %s of %d seeds runs none of them (the shard is from --shard or JOB_COMPLETION_INDEX/JOB_COMPLETION_COUNT)\n", shard, count)
+		return exitUsage
+	}
 	tuneGCForRuns()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

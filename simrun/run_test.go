@@ -183,6 +183,7 @@ func TestRunRefusesSeedsItWouldMisread(t *testing.T) {
 		{"a range past 2^64−1", []string{"--start", "18446744073709551610", "--seeds", "200"}, "run past the last seed"},
 		{"Go's octal", []string{"--seed", "0o17"}, `seed "0o17" is not an unsigned integer (decimal or 0x…)`},
 		{"Go's digit separators", []string{"--start", "1_000"}, `seed "1_000" is not an unsigned integer`},
+		{"a shard of a run too small to give it a seed", []string{"--seeds", "1", "--shard", "1/2"}, "shard 1/2 of 1 seeds runs none of them"},
 	} {
 		t.Run(tt.why, func(t *testing.T) {
 			status, out, errOut := simrun(append([]string{"run", "--corpus", t.TempDir()}, tt.args...)...)
@@ -214,4 +215,52 @@ func TestRunDurationRunsASeedAtLeast(t *testing.T) {
 func firstLines(s string, n int) string {
 	lines := strings.SplitN(s, "\n", n+1)
 	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
+
+// TestRunOneSeedInAShardsJob: --seed in a job whose environment names a
+// shard that does not hold it is refused (it ran 0 seeds and passed).
+func TestRunOneSeedInAShardsJob(t *testing.T) {
+	t.Setenv("JOB_COMPLETION_INDEX", "1")
+	t.Setenv("JOB_COMPLETION_COUNT", "2")
+	status, _, errOut := simrun("run", "--seed", "0x44", "--mutant", "budget-off-by-one", "--corpus", t.TempDir())
+	if status != exitUsage || !strings.Contains(errOut, "shard 1/2 of 1 seeds runs none of them") {
+		t.Errorf("status %d, %q", status, errOut)
+	}
+}
+
+// TestAFlagOfOneValueIsGivenOnce: a flag that takes a value, given twice,
+// is refused (the last once won without a word: 'run --policy a --policy
+// b' ran b alone); a repeatable one repeats, and a boolean may.
+func TestAFlagOfOneValueIsGivenOnce(t *testing.T) {
+	corpus := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"run", "--seeds", "5", "--policy", "a.json", "--policy", "b.json", "--corpus", corpus}, false},
+		{[]string{"run", "--seeds", "5", "--mutant", "retry-auth", "--mutant", "budget-off-by-one", "--corpus", corpus}, false},
+		{[]string{"run", "--seeds", "5", "--corpus", corpus, "--corpus", corpus}, false},
+		{[]string{"replay", "--seed", "3", "--seed", "4"}, false},
+		{[]string{"budget", "--policy", "default", "-j", "0"}, false},
+		{[]string{"budget", "--policy", "default", "--runs", "20", "--fail", "SERVER=0.1", "--fail", "AUTH=0.1"}, true},
+		{[]string{"check", "--json", "--json", filepath.Join("..", "examples", "logs")}, true},
+	} {
+		status, _, errOut := simrun(tt.args...)
+		switch {
+		case tt.ok && status != exitClean:
+			t.Errorf("%v: status %d, want 0\n%s", tt.args, status, errOut)
+		case !tt.ok && (status != exitUsage || !strings.Contains(errOut, "given twice: give it once") && !strings.Contains(errOut, "-j 0: at least 1")):
+			t.Errorf("%v: status %d, want 2 and the flag named\n%s", tt.args, status, errOut)
+		}
+	}
+}
+
+// TestReplayOfAScenarioSaysSo: a scenario given to replay, where a corpus
+// entry goes, is named as what it is likely to be (it read "corpus format
+// 0, but this build reads format 1").
+func TestReplayOfAScenarioSaysSo(t *testing.T) {
+	status, _, errOut := simrun("replay", filepath.Join("..", "scenarios", "spec63-exhausted-server.json"))
+	if status != exitUsage || !strings.Contains(errOut, "not a corpus entry: it has no format, plan or scenario field (a scenario file? simrun scenario runs one)") {
+		t.Errorf("status %d, %q", status, errOut)
+	}
 }

@@ -108,6 +108,7 @@ func TestMergeBadShards(t *testing.T) {
 		{"a shard stopped short by a blocked listener is short of its share, and says why", []string{summary(5, "0/2"),
 			failing("0x2") + `{"runs":1,"violations":1,"events":10,"internal":0,"corpusErrors":0,"corpusNotWritten":0,"interrupted":false,"blocked":"mine","shard":"1/2","campaign":"--start 0x1 --seeds 10 (turnsim 0.1.0)","start":"0x1","seeds":10}`},
 			"no error"},
+		{"a summary key no run prints", []string{strings.Replace(summary(5, "0/1"), `"runs":5`, `"runs":5,"bonus":1`, 1)}, `:1: summary: bonus: unknown field`},
 		{"a line over the limit", []string{`{"seed":"0x1","pad":"` + strings.Repeat("x", 400) + `"}` + "\n" + summary(5, "0/1")}, ":1: a line of more than 300 bytes is over the limit of 300 bytes (raise it with --max-line-bytes)"},
 	} {
 		dir := t.TempDir()
