@@ -44,7 +44,9 @@ type Agent struct {
 	nextTurn, nextStep []session.UserMessage
 
 	// phase
-	running       bool
+	running bool
+	// drives counts the drivers started, for a send's wake (Send).
+	drives        int
 	lastTurn      int
 	turn, step    int
 	openTurn      int
@@ -160,7 +162,9 @@ func (a *Agent) setStatus(s Status) {
 // driver (SPEC 2.2). While idle, a waking send runs the driver before it
 // returns.
 func (a *Agent) Send(m session.UserMessage, target string, wakeup bool) error {
-	if a.disposed {
+	if a.disposed && !(a.cfg.Disposal == DisposalRC8 && a.running) {
+		// rc.8's agent is still in the registries, and takes the message,
+		// until its lifecycle has waited for it to go idle.
 		return ErrDisposed
 	}
 	wakingAfterAbort := wakeup && a.running && a.ctx != nil && a.ctx.Err() != nil
@@ -176,10 +180,23 @@ func (a *Agent) Send(m session.UserMessage, target string, wakeup bool) error {
 	// as the log says it is.
 	start := len(*list)
 	*list = append(*list, m)
+	drives := a.drives
 	a.Append(&session.InboxSpliced{Target: target, Start: start, Inserted: []session.UserMessage{m}})
-	if wakeup {
+	switch {
+	case !wakeup || a.drives != drives:
+	case a.disposed && a.cfg.Disposal == DisposalRC8 && !a.running:
+		// Disposed inside this send's splice: rc.8's agent, which keeps
+		// no disposed state, wakes as if it were not.
+		a.drive()
+	default:
 		a.wakeDriver(wakingAfterAbort)
 	}
+	// Else an observer of the splice sent a message of its own, whose
+	// wake started the driver, which took this message too. In DSH that
+	// driver is still running when this send wakes it (its first turn
+	// runs to its first await, then the nested send returns), so the wake
+	// is not latched; here it ran to its end, and the wake would open a
+	// turn of nothing (found by --sut both).
 	return nil
 }
 

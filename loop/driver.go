@@ -21,6 +21,7 @@ var errAborted = errors.New("loop: turn signal aborted")
 
 // drive runs the driver: turns while they continue, then idle (SPEC 2.3).
 func (a *Agent) drive() {
+	a.drives++
 	for {
 		a.newActivity()
 		a.turn, a.step = a.lastTurn, 0
@@ -81,6 +82,9 @@ func (a *Agent) turnBody() (session.TurnEndReason, error) {
 		}
 		step := a.step + 1
 		batch := a.claim(boundary)
+		if a.cfg.Yield != nil {
+			a.cfg.Yield()
+		}
 		// System prompt assembly and the pre-step waterfall are awaits
 		// in DSH; their stand-ins decide nothing, but the signal is
 		// checked after each. The default decision enters the claimed
@@ -111,10 +115,14 @@ func (a *Agent) turnBody() (session.TurnEndReason, error) {
 		if err != nil {
 			return session.TurnEndReason{}, err
 		}
+		// The turn's outcome becomes the step's, none included (a step
+		// whose tools ran leaves the turn to go on, whatever an earlier
+		// step concluded), unless it is max-tokens, which is sticky
+		// (SPEC 2.3, step 9; DSH's turnEnds = stepEnd). Found by --sut
+		// both: the model kept an earlier step's outcome and ended a turn
+		// whose steered step had called tools.
 		if !hasOutcome || outcome != outcomeMaxTokens {
-			if out != outcomeNone {
-				outcome, hasOutcome = out, true
-			}
+			outcome, hasOutcome = out, out != outcomeNone
 		}
 		if a.signalled() {
 			return session.TurnEndReason{}, errAborted

@@ -52,4 +52,30 @@ type Config struct {
 	// (RuntimeContextProjection). Nil: a bare loop, as DSH's own loop
 	// tests compose it, with no snapshot.
 	RuntimeContext *RuntimeContext
+	// Disposal is the rule a disposal follows (DisposalSPEC unless set).
+	Disposal DisposalRule
+	// Yield, when set, is called where DSH's driver first awaits in a turn
+	// (the system prompt's assembly after a step's claim): the world lands
+	// there what waits behind the send that started the driver.
+	Yield func()
 }
+
+// DisposalRule is what a disposal stops.
+type DisposalRule int
+
+const (
+	// DisposalSPEC: a disposed agent refuses inputs, and a wake that
+	// lands after disposal began never starts a driver (SPEC 2.9).
+	DisposalSPEC DisposalRule = iota
+	// DisposalRC8 is DSH 0.1.0-rc.8's (and 0.1.1-rc.2's): disposal is the
+	// agent's lifecycle's, which cancels with cause disposed, waits for
+	// idle and only then takes the agent out of the registries; the agent
+	// itself keeps no disposed state. So an input that reaches it while
+	// the disposed turn still runs is taken (a steer then goes to the next
+	// turn, as after any abort, and waits there); and a send under way when
+	// disposal began (an observer of its splice disposed the agent) still
+	// wakes it: while idle that starts a driver, whose turn finds the inbox
+	// cleared and ends with no step. (Found by --sut both; the version fact
+	// is in docs/dsh-loop.md.)
+	DisposalRC8
+)

@@ -1,8 +1,6 @@
 package compact
 
 import (
-	"fmt"
-
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/session"
 )
@@ -20,6 +18,13 @@ func DefaultPruner() *PrunerConfig {
 	return &PrunerConfig{ThresholdChars: 8192, HeadChars: 4096, TailChars: 1024}
 }
 
+// PruneMarker stands where a pruned tool result's middle was: DSH's
+// tool-result pruner's PRUNE_MARKER (0.1.0-rc.8), which its token meter
+// prices with the rest of the replacement (found by --sut both: the
+// model's own marker priced a summary's shadowed tokens 3 lower a pruned
+// result).
+const PruneMarker = "\n\n[... tool result middle pruned ...]\n\n"
+
 // prune replaces each oversized tool result on the surface: a
 // compaction/prune event, then the replacing tool/result. Each replacement
 // advances the surface's generation.
@@ -33,7 +38,7 @@ func (c *Compactor) prune(a *loop.Agent) {
 		if !ok {
 			continue
 		}
-		text := n.Text[:p.HeadChars] + fmt.Sprintf("\n[… %d characters pruned …]\n", len(n.Text)-p.HeadChars-p.TailChars) + n.Text[len(n.Text)-p.TailChars:]
+		text := n.Text[:p.HeadChars] + PruneMarker + n.Text[len(n.Text)-p.TailChars:]
 		a.Append(&session.CompactionPrune{ShadowedRange: session.SeqRange{Start: n.Seq, End: n.Seq},
 			ShadowedSeqs: []int64{n.Seq}, ShadowedTokenCount: int64(n.Tokens)})
 		a.AppendSurface(&session.ToolResult{Turn: orig.Turn, Step: orig.Step, Message: &session.UserMessage{
