@@ -11,6 +11,7 @@ import (
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/serve"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -97,7 +98,7 @@ func OnTheWire(in *sim.Scenario) (*sim.Scenario, []string) {
 	s.ListenerOrder = []string{sim.ListenerRetry, sim.ListenerCompaction}
 	s.Requests = make([]sim.Outcome, len(in.Requests))
 	for i, r := range in.Requests {
-		s.Requests[i] = outcomeOnTheWire(r, s.StreamIdleTimeoutMs)
+		s.Requests[i] = outcomeOnTheWireViaBash(r, s.StreamIdleTimeoutMs)
 	}
 	s.Inputs, s.World = nil, nil
 	for i, input := range in.Inputs {
@@ -133,13 +134,34 @@ func fromTurnStart(t sim.Trigger) sim.Trigger {
 	return sim.Trigger{After: session.TypeTurnStart, Nth: turn + 1, PlusMs: t.AtMs - float64(turn*faults.TurnGapMs)}
 }
 
-func outcomeOnTheWire(r sim.Outcome, idleMs float64) sim.Outcome {
-	if idleMs > 0 && r.LatencyMs >= idleMs-Margin {
-		r.LatencyMs = 0
-	}
+func outcomeOnTheWireViaBash(r sim.Outcome, idleMs float64) sim.Outcome {
+	r = OutcomeOnTheWire(r, idleMs, Margin)
 	for k := range r.ToolCalls {
 		r.ToolCalls = slices.Clone(r.ToolCalls)
 		r.ToolCalls[k] = bashPrinting(r.ToolCalls[k])
+	}
+	return r
+}
+
+// OutcomeOnTheWire is an answer as DSH's DeepSeek adapter derives it from
+// the wire (package serve plays it): TIMEOUT is a stall past the idle
+// watchdog (a hang), EMPTY_RESPONSE an empty completion, TRANSPORT and
+// STREAM_CLOSED carry the adapter's wording, an HTTP status comes before
+// any chunk and Retry-After is whole seconds; a first token within margin
+// of the idle watchdog (which covers the first read in DSH) comes at once.
+func OutcomeOnTheWire(r sim.Outcome, idleMs, margin float64) sim.Outcome {
+	if idleMs > 0 && r.LatencyMs >= idleMs-margin {
+		r.LatencyMs = 0
+	}
+	if r.AfterChunks > 0 {
+		// What streams before a failure or a hang is whole deltas on the
+		// wire: a block's start and content (its end comes with the
+		// next), so the model streams what DSH's adapter makes of them.
+		calls := 1
+		if r.Stream != nil && len(r.Stream.ToolCalls) > 0 {
+			calls = len(r.Stream.ToolCalls)
+		}
+		r.AfterChunks = serve.PartialChunks(serve.PartialDeltas(r.AfterChunks), calls)
 	}
 	if r.Fail == nil {
 		return r

@@ -65,7 +65,8 @@ func TestOnTheWire(t *testing.T) {
 		`{"afterChunks":2,"hang":true,"latencyMs":50}`, // a stall past the watchdog; the first delta carries text
 		`{"text":""}`, // an empty completion
 		`{"fail":{"code":"TRANSPORT","message":"DeepSeek API request to http://127.0.0.1:1 failed"}}`,
-		`{"fail":{"code":"TRANSPORT","message":"DeepSeek API stream from http://127.0.0.1:1 failed"},"afterChunks":3}`,
+		// Whole deltas: a text's block start and delta (its end would come with a next block).
+		`{"fail":{"code":"TRANSPORT","message":"DeepSeek API stream from http://127.0.0.1:1 failed"},"afterChunks":2}`,
 		`{"fail":{"code":"SERVER","message":"upstream 503","status":503}}`,                 // an HTTP status: no chunks
 		`{"fail":{"code":"RATE_LIMIT","message":"slow","status":429,"retryAfterMs":2000}}`, // whole seconds
 		`{"text":"late"}`, // a first token past the watchdog's margin

@@ -209,7 +209,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.logBroken(w, err) // no answer is taken that no log would record
 		return
 	}
-	answer(w, r, out, req.Model, n)
+	Script(out, n, req.Model).write(w, r)
 }
 
 // logBroken answers a request that the log could not record.

@@ -94,13 +94,14 @@ func TestStreams(t *testing.T) {
 		{"fail":{"code":"EMPTY_RESPONSE"}},
 		{"maxTokens":"cut"}],
 		"summaries":[{"text":"condensed"}]}`)
-	// A tool call: its id and name, then its arguments, then tool_calls.
+	// A tool call: its id, name and arguments in one delta (one chunk in
+	// DSH's adapter, as in the model), then tool_calls.
 	resp := post(t, ts.URL, map[string]string{"Authorization": "Bearer sk-secret"})
 	got := events(t, resp.Body)
 	resp.Body.Close()
-	if resp.Header.Get("Content-Type") != "text/event-stream" || len(got) != 5 || got[4] != "[DONE]" ||
-		!strings.Contains(got[0], `"id":"call_1_1"`) || !strings.Contains(got[1], `"arguments":"{\"command\":\"ls\"}"`) ||
-		!strings.Contains(got[2], `"finish_reason":"tool_calls"`) || !strings.Contains(got[3], `"usage"`) {
+	if resp.Header.Get("Content-Type") != "text/event-stream" || len(got) != 4 || got[3] != "[DONE]" ||
+		!strings.Contains(got[0], `"id":"call_1_1"`) || !strings.Contains(got[0], `"arguments":"{\"command\":\"ls\"}"`) ||
+		!strings.Contains(got[1], `"finish_reason":"tool_calls"`) || !strings.Contains(got[2], `"usage"`) {
 		t.Errorf("tool-call stream:\n%s", strings.Join(got, "\n"))
 	}
 	// A summary request takes the summaries list, not the next request.
