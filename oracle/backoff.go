@@ -19,7 +19,10 @@ type backoff struct {
 	// timeNs are the run's exact virtual times, by index; nil for a log
 	// that has only its own millisecond times.
 	timeNs []int64
-	timed  bool
+	// resolutionNs is how finely the system's timers count (run facts'
+	// TimerResolutionNs): a wait lasts its delay to within it.
+	resolutionNs int64
+	timed        bool
 	// pending are the retries not started yet, by chain and number.
 	pending map[retryRef][]pendingRetry
 	// early are the waits too short found while every time so far was
@@ -46,8 +49,15 @@ type pendingRetry struct {
 	delayMs    float64
 }
 
-func newBackoff(timeNs []int64) *backoff {
-	return &backoff{reporter: reporter{id: BackoffHonoured}, timeNs: timeNs, timed: timeNs != nil}
+func newBackoff(timeNs []int64, resolutionNs int64) *backoff {
+	return &backoff{reporter: reporter{id: BackoffHonoured}, timeNs: timeNs, resolutionNs: resolutionNs, timed: timeNs != nil}
+}
+
+func timerResolution(f *Facts) int64 {
+	if f == nil {
+		return 0
+	}
+	return f.TimerResolutionNs
 }
 
 // event checks the event at index i.
@@ -86,8 +96,13 @@ func (b *backoff) event(i int64, e *session.Event) {
 func (b *backoff) waited(r pendingRetry, j int64, started *session.Event) {
 	if b.timeNs != nil {
 		waited := b.timeNs[j] - b.timeNs[r.index]
-		if want := int64(math.Round(r.delayMs * 1e6)); waited != want {
+		want := int64(math.Round(r.delayMs * 1e6))
+		switch off := waited - want; {
+		case b.resolutionNs == 0 && off != 0:
 			b.add(r.turn, r.step, []int64{r.seq, started.Seq}, "retry %d started %v ns after its llm/retry, want exactly %v ns (delayMs %v)", r.retry, waited, want, r.delayMs)
+		case b.resolutionNs > 0 && (off >= b.resolutionNs || off <= -b.resolutionNs):
+			b.add(r.turn, r.step, []int64{r.seq, started.Seq}, "retry %d started %v ns after its llm/retry, want %v ns to within the timers' %v ns (delayMs %v)",
+				r.retry, waited, want, b.resolutionNs, r.delayMs)
 		}
 		return
 	}

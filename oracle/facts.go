@@ -6,6 +6,10 @@ type Facts struct {
 	// TimeNs is each event's exact virtual time in nanoseconds, by index
 	// (log times are whole milliseconds).
 	TimeNs []int64
+	// TimerResolutionNs is how finely the system's timers count, when
+	// they count coarser than the nanosecond: a wait lasts its delay to
+	// within it (DSH's own loop in Node: whole milliseconds). 0: exactly.
+	TimerResolutionNs int64
 	// Actions are the world's cancels and disposals, as applied.
 	Actions []Action
 	// Decisions are the request-error listeners' answers, in order.

@@ -56,6 +56,10 @@ const (
 	// world; Nondeterminism is a run that did not reproduce byte for byte.
 	SUTPanic       ID = "sut-panic"
 	Nondeterminism ID = "nondeterminism"
+	// DiffersFromModel is a plan on which DSH's own loop and turnsim's
+	// model wrote different recovery skeletons (--sut both): no log
+	// breaks an invariant, the two systems disagree.
+	DiffersFromModel ID = "differs-from-model"
 )
 
 // Invariant is one checked property.
@@ -82,6 +86,7 @@ var Invariants = []Invariant{
 	{NoLostInput, "every message given to send, followup, steer or inject enters the history exactly once, or its removal is recorded, or it is still in the inbox (run facts)"},
 	{SUTPanic, "the system under test never panics"},
 	{Nondeterminism, "the same run, repeated, writes the same bytes"},
+	{DiffersFromModel, "DSH's own loop and turnsim's model, run on the same plan, write the same recovery skeleton: the events recovery is made of, where each input and action landed, what each request carried (--sut both)"},
 }
 
 // Known reports whether id names an invariant.
@@ -304,7 +309,7 @@ func newStream(opts Options, full func() *view.Nodes, timeNs []int64) *Stream {
 		cancelled:    newCancelled(),
 		history:      newHistory(),
 		rendering:    newRendering(opts.Derive, full),
-		backoff:      newBackoff(timeNs),
+		backoff:      newBackoff(timeNs, timerResolution(opts.Facts)),
 		nonRetryable: &nonRetryable{reporter{id: NonRetryableStaysTerminal}},
 	}
 }

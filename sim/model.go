@@ -63,6 +63,7 @@ func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Str
 	m.w.answeringThrows = out.ListenerThrows
 	m.w.facts.Requests = append(m.w.facts.Requests, oracle.Request{Seq: int64(m.w.agent.Log().Len()), Order: m.w.nextOrder(),
 		Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Messages: rec.Messages})
+	m.w.point(AfterModelCall)
 	return Play(out, n, &m.w.clock, s.StreamIdleTimeoutMs), nil
 }
 
@@ -127,6 +128,13 @@ func (s *scriptedStream) Next(ctx context.Context) (session.StreamChunk, error) 
 		idle := Forever
 		if s.idleTimeoutMs > 0 {
 			idle = duration(s.idleTimeoutMs)
+			if s.i == 0 {
+				// The watchdog is per read (SPEC 5.3): a first read that
+				// never gets a byte has waited since the request, its
+				// latency included (DSH's adapter times it out idle after
+				// the request; found by --sut both).
+				idle = max(idle-duration(s.out.LatencyMs), 0)
+			}
 		}
 		if err := s.clock.Sleep(ctx, idle); err != nil {
 			return session.StreamChunk{}, err

@@ -61,11 +61,18 @@ func (w *World) sleeping() {
 	if w.depth == 0 {
 		return
 	}
-	w.counts[AfterListenerWait]++
-	n := w.counts[AfterListenerWait]
+	w.point(AfterListenerWait)
+}
+
+// point is a choice point that is no event (AfterListenerWait,
+// AfterModelCall): the actions placed after its nth occurrence apply now,
+// or plusMs later.
+func (w *World) point(name string) {
+	w.counts[name]++
+	n := w.counts[name]
 	for i := range w.triggered {
 		t := &w.triggered[i]
-		if t.done || t.After != AfterListenerWait || t.Nth != n {
+		if t.done || t.After != name || t.Nth != n {
 			continue
 		}
 		t.done = true

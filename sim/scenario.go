@@ -109,6 +109,13 @@ type SummaryOutcome struct {
 // wait, whether or not the listener logs anything.
 const AfterListenerWait = "listener-wait"
 
+// AfterModelCall is the other trigger point that is no event: the loop's
+// nth call of the model port (DSH: its adapter's stream), at its entry,
+// before the request is sent. An action placed after it lands before the
+// attempt's first chunk, or, with plusMs, while the request waits for its
+// answer.
+const AfterModelCall = "model-call"
+
 // Trigger places a world action or input: at a virtual time, or right after
 // the nth append (from 1) of an event type, or the nth wait a listener
 // began (AfterListenerWait).
@@ -752,9 +759,9 @@ func parseTrigger(o *object, t *Trigger) error {
 	if err := o.str("after", &t.After); err != nil {
 		return err
 	}
-	if o.has("after") && !slices.Contains(loopEventTypes, t.After) && t.After != AfterListenerWait {
-		return ferr(join(o.path, "after"), "unknown event type %q (the loop writes: %s; and %s is a wait inside a listener)",
-			t.After, strings.Join(loopEventTypes, ", "), AfterListenerWait)
+	if o.has("after") && !slices.Contains(loopEventTypes, t.After) && t.After != AfterListenerWait && t.After != AfterModelCall {
+		return ferr(join(o.path, "after"), "unknown event type %q (the loop writes: %s; %s is a wait inside a listener, %s a call of the model port)",
+			t.After, strings.Join(loopEventTypes, ", "), AfterListenerWait, AfterModelCall)
 	}
 	t.Nth = 1
 	if err := o.integer("nth", &t.Nth, 1); err != nil {

@@ -28,6 +28,9 @@ type AppliedAction struct {
 	// Input is 1 + the index in Scenario.Inputs of the input it applied;
 	// 0 for a world action.
 	Input int `json:"-"`
+	// World is 1 + the index in Scenario.World of the world action it
+	// applied; 0 for an input.
+	World int `json:"-"`
 }
 
 // Result is everything a run produced: data, never printed here.
@@ -57,6 +60,32 @@ type Result struct {
 	// llm-retry's executor: state the log does not show (a disposal logs
 	// what a cancel with cause "disposed" logs), for explore.
 	Disposed, RetryDisposed bool
+	// System names the system under test that made the run ("" for the
+	// model); Model is the model's run of the same plan beside it, and
+	// Difference the (-dsh +model) diff of the two runs' recovery
+	// skeletons, empty when they agree, when both ran (--sut both).
+	System     string
+	Model      *Result
+	Difference string
+	// Findings name the recorded findings about the system under test
+	// that this run reproduced (faults.Check fills them in): the
+	// violations they explain are not among the run's.
+	Findings []string
+	// Refused says why the system under test could not enact the
+	// scenario at all (a field it has no counterpart for): no run was
+	// made, and nothing else here is filled in.
+	Refused string
+}
+
+// System is a system under test other than turnsim's model: DSH's own
+// loop (package dshloop), or the model and DSH side by side. It runs a
+// scenario and returns the run as the model's world does, its log and the
+// facts the oracle needs; the engine (draw, check, shrink, corpus, report)
+// does not know which ran. A scenario it cannot enact is a Result with
+// Stopped saying which field, never a silently different run.
+type System interface {
+	Name() string
+	Run(s *Scenario, opts Options) *Result
 }
 
 // World runs one scenario.
@@ -78,6 +107,9 @@ type World struct {
 	depth    int
 	order    int64
 	inCommit []func() // actions waiting for the end of a commit
+	// landing are the actions due after the events being landed, a frame
+	// an event, outermost first (land, yield).
+	landing [][]func()
 	// answeringThrows: the latest request's scripted outcome (the one
 	// whose failure the request-error waterfall is handling) has
 	// listenerThrows.
@@ -120,6 +152,21 @@ type Options struct {
 	// DefaultBlockedAfter; below 0: no watchdog, the calls run on the
 	// world's goroutine, for a listener stopped in a debugger).
 	BlockedAfter time.Duration
+	// Disposal is the model's rule for a disposal (loop.DisposalSPEC by
+	// default); beside DSH 0.1.0-rc.8's loop it runs rc.8's.
+	Disposal loop.DisposalRule
+	// System, when set, is the system under test in the model's place
+	// (--sut dsh, --sut both); nil is the model.
+	System System
+}
+
+// SystemName names the system under test the options run: "" for the
+// model.
+func (o Options) SystemName() string {
+	if o.System == nil {
+		return ""
+	}
+	return o.System.Name()
 }
 
 // View is the Web view under test.
@@ -144,6 +191,10 @@ func Run(s *Scenario) *Result { return RunWith(s, Options{}) }
 // RunWith is Run with options. A run with listeners of one's own plugged
 // in runs under the watchdog (guard.go).
 func RunWith(s *Scenario, opts Options) *Result {
+	if sys := opts.System; sys != nil {
+		opts.System = nil // the system runs the model itself where it needs to
+		return sys.Run(s, opts)
+	}
 	w := &World{scenario: s, counts: map[string]int{}, facts: oracle.Facts{MaxOverflowRetries: -1, IdleAfterDisposal: -1}}
 	if opts.BlockedAfter >= 0 && slices.ContainsFunc(s.ListenerOrder, func(name string) bool { _, ok := find(opts.Listeners, name); return ok }) {
 		return w.supervise(opts, cmp.Or(opts.BlockedAfter, DefaultBlockedAfter))
@@ -173,7 +224,7 @@ func (w *World) run(opts Options) (res *Result) {
 		random = Stream(*s.Seed, "jitter")
 	}
 	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes, Settle: opts.Settle, Attempts: opts.Attempts,
-		RuntimeContext: s.RuntimeContext},
+		RuntimeContext: s.RuntimeContext, Disposal: opts.Disposal, Yield: w.yield},
 		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
 	// From here on a panic is the system under test's: a plug-in's
 	// constructor runs next.
@@ -254,7 +305,7 @@ func (w *World) run(opts Options) (res *Result) {
 		w.place(fmt.Sprintf("inputs[%d]", i), in.Trigger, w.inputAction(i, in))
 	}
 	for i, a := range s.World {
-		w.place(fmt.Sprintf("world[%d]", i), a.Trigger, w.worldAction(a))
+		w.place(fmt.Sprintf("world[%d]", i), a.Trigger, w.worldAction(i, a))
 	}
 	for w.clock.Pending() > 0 {
 		w.clock.runNext()
@@ -322,8 +373,38 @@ func (w *World) observe(e *session.Event) {
 	}
 	due = append(w.inCommit, due...)
 	w.inCommit = nil
-	for _, apply := range due {
-		apply()
+	w.land(due)
+}
+
+// land applies the actions due after an event, one after the other; what
+// an action's own appends make due lands inside it, at those appends.
+func (w *World) land(due []func()) {
+	if len(due) == 0 {
+		return
+	}
+	w.landing = append(w.landing, due)
+	k := len(w.landing) - 1
+	for len(w.landing[k]) > 0 {
+		next := w.landing[k][0]
+		w.landing[k] = w.landing[k][1:]
+		next()
+	}
+	w.landing = w.landing[:k]
+}
+
+// yield is an await of the loop's (SPEC 2.3: the system prompt's
+// assembly after a step's claim): what is due after an event and waits
+// behind an action still running lands now. In DSH an input whose send
+// starts the driver returns to its caller at the driver's first await,
+// and the next action due lands there, inside the turn it opened; here
+// the driver runs on, so it lands at that await (found by --sut both).
+func (w *World) yield() {
+	for k := len(w.landing) - 1; k >= 0 && k < len(w.landing); k-- {
+		for len(w.landing[k]) > 0 {
+			next := w.landing[k][0]
+			w.landing[k] = w.landing[k][1:]
+			next()
+		}
 	}
 }
 
@@ -333,7 +414,7 @@ func (w *World) record(what string) {
 
 func (w *World) inputAction(i int, in Input) func() {
 	return func() {
-		w.record(fmt.Sprintf("%s %q", in.Kind, shorten(in.Text)))
+		w.record(in.What())
 		w.actions[len(w.actions)-1].Input = i + 1
 		m := session.UserMessage{Content: textContent(in.Text), Source: session.Source{Kind: "user"}, Role: "user", ID: w.ids.NewID(loop.IDMessage)}
 		var err error
@@ -352,28 +433,26 @@ func (w *World) inputAction(i int, in Input) func() {
 	}
 }
 
-func (w *World) worldAction(a Action) func() {
+func (w *World) worldAction(i int, a Action) func() {
 	return func() {
+		defer func(n int) {
+			if n < len(w.actions) {
+				w.actions[n].World = i + 1
+			}
+		}(len(w.actions))
 		switch a.Do {
 		case "cancel":
-			what := "cancel " + a.Cause.Kind
-			if a.Cause.Reason != "" {
-				what += fmt.Sprintf(" (%s)", a.Cause.Reason)
-			}
-			if a.KeepInbox {
-				what += " keepInbox"
-			}
-			w.record(what)
+			w.record(a.What())
 			w.fact("cancel", a.Cause.Kind)
 			w.agent.Cancel(a.Cause, a.KeepInbox)
 		case "dispose":
-			w.record("dispose")
+			w.record(a.What())
 			w.fact("dispose", session.CauseDisposed)
 			w.agent.Dispose()
 		case "observe":
-			w.record("observe")
+			w.record(a.What())
 		case "dispose-retry":
-			w.record("dispose llm-retry")
+			w.record(a.What())
 			if w.executor != nil {
 				w.executor.Dispose()
 				w.retryDisposed = true
@@ -436,6 +515,28 @@ func (w *World) toolSpec(id string) ToolCallSpec {
 		}
 	}
 	return ToolCallSpec{Result: "ok"}
+}
+
+// What is how an input is named where it landed, in a run's actions and
+// on its timeline.
+func (in Input) What() string { return fmt.Sprintf("%s %q", in.Kind, shorten(in.Text)) }
+
+// What is how a world action is named where it landed.
+func (a Action) What() string {
+	switch a.Do {
+	case "cancel":
+		what := "cancel " + a.Cause.Kind
+		if a.Cause.Reason != "" {
+			what += fmt.Sprintf(" (%s)", a.Cause.Reason)
+		}
+		if a.KeepInbox {
+			what += " keepInbox"
+		}
+		return what
+	case "dispose-retry":
+		return "dispose llm-retry"
+	}
+	return a.Do
 }
 
 // shorten keeps a message readable on one timeline line.
