@@ -27,8 +27,10 @@ type CorpusResult struct {
 func ReplayCorpus(dir, mutant string, opts sim.Options, report func(CorpusResult)) (bad, violations int) {
 	for _, le := range faults.LoadCorpus(dir) {
 		r := CorpusResult{Path: le.Path, Entry: le.Entry, Scenario: le.Scenario, Err: le.Err}
-		if r.Err == nil && le.Entry.Mutant != mutant {
-			report(r) // another mutant's entry, or a mutant's entry under the correct loop: skipped
+		if r.Err == nil && (le.Entry.Mutant != mutant || le.Entry.System != opts.SystemName()) {
+			// Another mutant's entry, a mutant's entry under the correct
+			// loop, or another system's: skipped.
+			report(r)
 			continue
 		}
 		if r.Err == nil {

@@ -46,6 +46,12 @@ func (r *Result) Write(w io.Writer, all bool, repro Repro) {
 	if r.Shrunk != nil {
 		fmt.Fprintf(w, "  the shrunk plan gives: %s\n", r.Shrunk.Line())
 	}
+	if r.Difference != "" {
+		fmt.Fprintf(w, "  its skeletons (-DSH's loop +the model):\n")
+		for _, l := range strings.Split(strings.TrimSuffix(r.Difference, "\n"), "\n") {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
 	lines := []string{}
 	if r.GoTest != "" {
 		lines = append(lines, r.GoTest)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -86,6 +87,12 @@ type Result struct {
 	// did not read as an entry, when the entry replaced it.
 	CorpusReplaced string `json:"corpusReplaced,omitempty"`
 	Internal       string `json:"internalError,omitempty"`
+	// Difference is the (-dsh +model) diff of the shrunk plan's two
+	// skeletons, for a difference between DSH's loop and the model.
+	Difference string `json:"difference,omitempty"`
+	// Findings name the recorded findings about the system under test
+	// that the run reproduced: reported apart, never a violation.
+	Findings []string `json:"findings,omitempty"`
 	// Blocked names the plug-in that blocked outside virtual time in this
 	// run (sim.Result.Blocked): the campaign stops after it, since every
 	// run that reaches it would wait out the watchdog again.
@@ -119,8 +126,39 @@ type Summary struct {
 	// Calls and Retries add up the plugged-in listeners' answers, as in
 	// Result.
 	Calls, Retries []int
-	Elapsed        time.Duration
-	Interrupted    bool
+	// Findings count the seeds that reproduced each recorded finding
+	// about the system under test, by name, in name order.
+	Findings    []FindingCount
+	Elapsed     time.Duration
+	Interrupted bool
+}
+
+// FindingCount is how many seeds reproduced a recorded finding.
+type FindingCount struct {
+	Name  string `json:"name"`
+	Seeds int    `json:"seeds"`
+}
+
+// addFinding counts a seed that reproduced the named finding.
+func (s *Summary) addFinding(name string) {
+	i, found := slices.BinarySearchFunc(s.Findings, name, func(f FindingCount, n string) int { return strings.Compare(f.Name, n) })
+	if !found {
+		s.Findings = slices.Insert(s.Findings, i, FindingCount{Name: name})
+	}
+	s.Findings[i].Seeds++
+}
+
+// FindingsNote is the summary's words on the recorded findings, "" when
+// none reproduced.
+func (s Summary) FindingsNote() string {
+	if len(s.Findings) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, f := range s.Findings {
+		parts = append(parts, fmt.Sprintf("%s in %s", f.Name, plural(f.Seeds, "seed")))
+	}
+	return " (recorded findings about DSH, apart: " + strings.Join(parts, ", ") + ")"
 }
 
 // String is the last line simrun prints.
@@ -136,6 +174,7 @@ func (s Summary) String() string {
 	if s.CorpusNotWritten > 0 {
 		note += fmt.Sprintf(" (%d failing seeds' corpus entries not written)", s.CorpusNotWritten)
 	}
+	note += s.FindingsNote()
 	return fmt.Sprintf("%d runs, %d violations, %d events, %.0f runs/s, %.0f events/s%s",
 		s.Runs, s.Violations, s.Events, float64(s.Runs)/secs, float64(s.Events)/secs, note)
 }
@@ -178,6 +217,9 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 		}
 		if res.Internal != "" {
 			sum.Internal++
+		}
+		for _, f := range res.Findings {
+			sum.addFinding(f)
 		}
 		if res.Exercised != nil {
 			sum.Coverage.Add(*res.Exercised)
@@ -269,7 +311,8 @@ func (c *Config) One(seed uint64) *Result {
 // one is One without the corpus write, which Run makes in seed order.
 func (c *Config) one(seed uint64) *Result {
 	v := faults.RunSeed(seed, c.Overrides, c.Sim, Sampled(seed, c.Sample))
-	res := &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Events: len(v.Result.Events), Violations: v.Violations}
+	res := &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Events: len(v.Result.Events), Violations: v.Violations,
+		Findings: v.Result.Findings}
 	if c.Stats {
 		x := faults.Exercise(v)
 		res.Exercised = &x
@@ -323,7 +366,8 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 	res.Plan = faults.PlanLines(shrunk)
 	message := first.Message
 	if !blocked {
-		if _, vs := faults.Check(shrunk, c.Sim); len(vs) > 0 {
+		if sr, vs := faults.Check(shrunk, c.Sim); len(vs) > 0 {
+			res.Difference = sr.Difference
 			v := faults.Principal(vs)
 			for _, w := range vs {
 				if w.Invariant == first.Invariant {
@@ -347,6 +391,7 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 		return
 	}
 	entry.Listeners = c.Repro.Plugged
+	entry.System = c.Sim.SystemName()
 	res.entry = entry
 }
 

@@ -49,6 +49,10 @@ type Overrides struct {
 	// world's): the swarm draws their places and aims cancels at their
 	// waits. RunSeed fills them in from the world's options.
 	Listeners []sim.Listener
+	// Points are the event types and choice points world actions are
+	// aimed at (nil: the model's, eventTypes); a Planner system sets its
+	// own.
+	Points []string
 }
 
 func (c *Config) has(kind string) bool { return slices.Contains(c.Kinds, kind) }

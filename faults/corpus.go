@@ -34,6 +34,9 @@ type Entry struct {
 	Seed      string         `json:"seed"`
 	Overrides EntryOverrides `json:"overrides"`
 	Mutant    string         `json:"mutant,omitempty"`
+	// System is the system under test that failed, when not the model:
+	// "dsh" (DSH's own loop) or "both" (it and the model differed).
+	System string `json:"system,omitempty"`
 	// Listeners are the plug-ins of one's own the run had (added or in a
 	// built-in's place): a replay without them would run other code.
 	Listeners []string        `json:"listeners,omitempty"`

@@ -20,6 +20,9 @@ import (
 type Exercised struct {
 	Kinds, Points []string
 	Invariants    []oracle.ID
+	// Landings are the inputs and world actions that landed, by the kind
+	// of point they were placed at.
+	Landings []Landing
 }
 
 // Exercise reads a verdict's coverage.
@@ -40,15 +43,23 @@ func Exercise(v Verdict) Exercised {
 		x.Points = append(x.Points, point)
 	}
 	x.Invariants = preconditions(v.Config, v.Result)
+	if v.Scenario != nil {
+		workload := 0
+		if v.Config != nil {
+			workload = v.Config.Turns
+		}
+		x.Landings = sortedLandings(landings(v.Scenario, v.Result, workload))
+	}
 	return x
 }
 
 // preconditions are the invariants that had something to check in a run.
 func preconditions(c *Config, res *sim.Result) []oracle.ID {
 	held := map[oracle.ID]bool{
-		oracle.LogWellFormed:  true,
-		oracle.TurnTerminates: true,
-		oracle.SUTPanic:       true,
+		oracle.LogWellFormed:    true,
+		oracle.TurnTerminates:   true,
+		oracle.SUTPanic:         true,
+		oracle.DiffersFromModel: res.Model != nil,
 	}
 	facts := &res.Facts
 	for _, q := range facts.Requests {
@@ -114,14 +125,18 @@ func preconditions(c *Config, res *sim.Result) []oracle.ID {
 type Coverage struct {
 	Runs                      int
 	kinds, points, invariants map[string]int
+	landings                  map[Landing]int
 }
 
 // Add counts one run.
 func (c *Coverage) Add(x Exercised) {
 	if c.kinds == nil {
-		c.kinds, c.points, c.invariants = map[string]int{}, map[string]int{}, map[string]int{}
+		c.kinds, c.points, c.invariants, c.landings = map[string]int{}, map[string]int{}, map[string]int{}, map[Landing]int{}
 	}
 	c.Runs++
+	for _, l := range x.Landings {
+		c.landings[l]++
+	}
 	for _, k := range x.Kinds {
 		c.kinds[k]++
 	}
@@ -137,9 +152,12 @@ func (c *Coverage) Add(x Exercised) {
 // disjoint runs add up to the report of all of them.
 func (c *Coverage) AddReport(r Report) {
 	if c.kinds == nil {
-		c.kinds, c.points, c.invariants = map[string]int{}, map[string]int{}, map[string]int{}
+		c.kinds, c.points, c.invariants, c.landings = map[string]int{}, map[string]int{}, map[string]int{}, map[Landing]int{}
 	}
 	c.Runs += r.Runs
+	for _, row := range r.Landings {
+		c.landings[Landing{row.Action, row.Point}] += row.Count
+	}
 	for _, row := range r.Kinds {
 		c.kinds[row.Name] += row.Count
 	}
@@ -159,11 +177,14 @@ type Row struct {
 
 // Report is the coverage in a fixed order, with what was never hit.
 type Report struct {
-	Runs         int      `json:"runs"`
-	Kinds        []Row    `json:"kinds"`
-	ChoicePoints []Row    `json:"choicePoints"`
-	Invariants   []Row    `json:"invariants"`
-	Never        []string `json:"never,omitempty"`
+	Runs         int   `json:"runs"`
+	Kinds        []Row `json:"kinds"`
+	ChoicePoints []Row `json:"choicePoints"`
+	Invariants   []Row `json:"invariants"`
+	// Landings are the inputs and world actions that landed, by action
+	// and the kind of point they were placed at (PointKinds).
+	Landings []LandingRow `json:"landings"`
+	Never    []string     `json:"never,omitempty"`
 }
 
 // Report lists every fault kind, every choice point the plans aim at and
@@ -191,11 +212,15 @@ func (c *Coverage) Report() Report {
 	}
 	var ids []string
 	for _, inv := range oracle.Invariants {
-		if inv.ID != oracle.Nondeterminism { // the determinism sample is counted by run
+		switch {
+		case inv.ID == oracle.Nondeterminism: // the determinism sample is counted by run
+		case inv.ID == oracle.DiffersFromModel && c.invariants[string(inv.ID)] == 0: // only beside DSH's loop
+		default:
 			ids = append(ids, string(inv.ID))
 		}
 	}
 	r.Invariants = rows(ids, c.invariants, "precondition of")
+	r.Landings = landingRows(c.landings)
 	return r
 }
 
@@ -219,6 +244,7 @@ func (r Report) Write(w io.Writer) {
 	block("fault kinds (runs that enabled them)", r.Kinds)
 	block("choice points (world actions landed after)", r.ChoicePoints)
 	block("invariant preconditions (runs where each had something to check)", r.Invariants)
+	writeLandings(w, r.Landings)
 	for _, n := range r.Never {
 		fmt.Fprintf(w, "warning: never exercised: %s\n", n)
 	}

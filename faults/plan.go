@@ -39,7 +39,7 @@ func Draw(seed uint64, o Overrides) (*Config, *sim.Scenario) {
 		s.ContextWindow = 600 + 400*c.Turns*(c.ToolSteps+1)
 	}
 	drawRequests(c, s, stream(seed, "faults"))
-	drawWorld(c, s, stream(seed, "world"))
+	drawWorld(c, s, o, stream(seed, "world"))
 	if len(o.Listeners) > 0 {
 		drawPlugins(c, s, o, stream(seed, "listeners"))
 	}
@@ -233,7 +233,11 @@ var eventTypes = []string{session.TypeTurnStart, session.TypeStepStart, session.
 // point: the compaction's commit is atomic. They are drawn three times as often as the
 // others, so a bug that needs one is found in hundreds of seeds, not
 // thousands.
-var recoveryPoints = []string{session.TypeLLMRetry, session.TypeLLMRetryStarted, session.TypeCompactionStart, session.TypeCompactionEnd}
+var recoveryPoints = []string{session.TypeLLMRetry, session.TypeLLMRetryStarted, session.TypeCompactionStart, session.TypeCompactionEnd,
+	sim.AfterListenerWait, sim.AfterModelCall}
+
+// EventTypes are the choice points the model's world actions are aimed at.
+func EventTypes() []string { return slices.Clone(eventTypes) }
 
 func recoveryWeighted(types []string) gopter.Gen {
 	var gens []gen.WeightedGen
@@ -249,8 +253,12 @@ func recoveryWeighted(types []string) gopter.Gen {
 
 // drawWorld places the world's actions: cancels, disposals, late inputs
 // and outages, at virtual times or right after events.
-func drawWorld(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
+func drawWorld(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParameters) {
 	horizon := float64(c.Turns * TurnGapMs)
+	points := eventGen
+	if o.Points != nil {
+		points = recoveryWeighted(o.Points)
+	}
 	trigger := func() sim.Trigger {
 		if draw[bool](rng, coin) {
 			if draw[bool](rng, coin) {
@@ -262,7 +270,7 @@ func drawWorld(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 			}
 			return sim.Trigger{AtMs: float64(drawInt(rng, intRange(0, int(horizon)))), Nth: 1}
 		}
-		t := sim.Trigger{After: draw[string](rng, eventGen), Nth: drawInt(rng, nthGen)}
+		t := sim.Trigger{After: draw[string](rng, points), Nth: drawInt(rng, nthGen)}
 		if draw[bool](rng, fifthGen) {
 			// Somewhere inside what follows the event: a backoff wait,
 			// a summarization, a slow stream.
