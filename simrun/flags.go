@@ -25,6 +25,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			f.Value = &once{Value: f.Value}
 		}
 	})
+	defer unwrapOnce(fs)
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -51,9 +52,22 @@ func newFlagSet(name string, stderr io.Writer, usage string) *flag.FlagSet {
 	limits.Register(fs)
 	fs.Usage = func() {
 		io.WriteString(stderr, usage)
+		// The flags' own values print their defaults: the flag package
+		// makes a zero value of each to compare, which a wrapped one has
+		// not.
+		unwrapOnce(fs)
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// unwrapOnce gives each flag back its own value, once parsing is done.
+func unwrapOnce(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if o, ok := f.Value.(*once); ok {
+			f.Value = o.Value
+		}
+	})
 }
 
 // once is a flag's value that refuses a second setting.

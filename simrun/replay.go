@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/turnsim/turnsim/dshloop"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/internal/strictjson"
@@ -40,6 +41,15 @@ type target struct {
 	overrides faults.Overrides
 	flags     seedFlags
 	entry     *faults.Entry
+	// pool is the drivers of DSH's loop the target's system runs on.
+	pool *dshloop.Pool
+}
+
+// close stops the drivers of DSH's loop the target started.
+func (t *target) close() {
+	if t.pool != nil {
+		t.pool.Close()
+	}
 }
 
 func resolveTarget(seed string, sf seedFlags, files []string) (*target, error) {
@@ -53,8 +63,8 @@ func resolveTarget(seed string, sf seedFlags, files []string) (*target, error) {
 		if err != nil {
 			return nil, err
 		}
-		c, scenario := faults.Draw(s, o.For(opts))
-		return &target{seed: s, config: c, scenario: scenario, opts: opts, overrides: o, flags: sf}, nil
+		c, scenario := faults.DrawFor(s, o, opts)
+		return &target{seed: s, config: c, scenario: scenario, opts: opts, overrides: o, flags: sf, pool: sf.pool}, nil
 	case seed == "" && len(files) == 1:
 		le := faults.LoadEntry(files[0])
 		if le.Err != nil {
@@ -83,6 +93,17 @@ func resolveTarget(seed string, sf seedFlags, files []string) (*target, error) {
 		if err := le.Entry.CheckPlugged(t.opts.Listeners); err != nil {
 			return nil, fmt.Errorf("%s: %v", files[0], err)
 		}
+		if sys := le.Entry.System; sys != "" {
+			// The entry replays on the system that failed.
+			if sf.sut != "" && sf.sut != "model" && sf.sut != sys {
+				return nil, fmt.Errorf("%s: an entry of --sut %s, given --sut %s", files[0], sys, sf.sut)
+			}
+			var err error
+			if t.opts.System, t.pool, err = openSUT(sys, sf.dshLoop, 1); err != nil {
+				return nil, fmt.Errorf("%s: system %s: %v", files[0], sys, err)
+			}
+			t.flags.sut, t.flags.dshLoop = sys, sf.dshLoop
+		}
 		return t, nil
 	}
 	return nil, errors.New("give --seed S or one corpus entry file")
@@ -103,8 +124,10 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	} else if err != nil {
 		return exitUsage
 	}
+	sf.jobs = 1
 	t, err := resolveTarget(*seed, sf, files)
 	if err == nil {
+		defer t.close()
 		err = checkOutputs(sf.inputs(files), output{"--trace", *trace}, output{"--html", *htmlOut})
 	}
 	if err != nil {
@@ -124,10 +147,25 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	for _, l := range faults.PlanLines(t.scenario) {
 		b.WriteString("  " + l + "\n")
 	}
-	res := sim.RunWith(t.scenario, t.opts)
+	res, vs := faults.Check(t.scenario, t.opts)
+	if res.Refused != "" {
+		fmt.Fprintf(stderr, "simrun replay: %s cannot enact this plan: %s\n", systemWords(res.System), res.Refused)
+		return exitUsage
+	}
+	if res.System != "" {
+		fmt.Fprintf(&b, "system      %s\n", systemWords(res.System))
+	}
 	b.WriteString("timeline:\n")
 	timeline.Render(&b, res.Events, Marks(res), sim.Epoch.UnixMilli())
-	vs := oracle.Check(res.Events, t.opts.Oracle(res))
+	if m := res.Model; m != nil && res.Difference != "" {
+		b.WriteString("the model's timeline, of the same plan:\n")
+		timeline.Render(&b, m.Events, Marks(m), sim.Epoch.UnixMilli())
+		b.WriteString("the skeletons (-DSH's loop +the model):\n")
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(res.Difference, "\n"), "\n") {
+			b.WriteString("  " + l)
+		}
+		b.WriteString("\n")
+	}
 	if *determinism {
 		if again := sim.RunWith(t.scenario, t.opts); !bytes.Equal(faults.LogBytes(res), faults.LogBytes(again)) {
 			vs = append(vs, oracle.Violation{Invariant: oracle.Nondeterminism, Message: "two runs wrote different logs"})
@@ -140,6 +178,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, v := range vs {
 		fmt.Fprintf(&b, "violation: %s\n", formatViolation(v))
+	}
+	for _, f := range res.Findings {
+		fmt.Fprintf(&b, "recorded finding about DSH reproduced: %s (not a new failure)\n", f)
 	}
 	fmt.Fprintf(&b, "%d events, %d violations\n", len(res.Events), len(vs))
 	io.WriteString(stdout, b.String())
@@ -190,8 +231,10 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 	} else if err != nil {
 		return exitUsage
 	}
+	sf.jobs = 1
 	t, err := resolveTarget(*seed, sf, files)
 	if err == nil {
+		defer t.close()
 		err = checkOutputs(sf.inputs(files), output{"--out", *out})
 	}
 	if err != nil {
@@ -261,4 +304,15 @@ func runPage(res *sim.Result, nodes view.Nodes, vs []oracle.Violation) timeline.
 		page.Violations = append(page.Violations, timeline.Violation{Invariant: string(v.Invariant), Message: v.Message, Seqs: v.Seqs})
 	}
 	return page
+}
+
+// systemWords names a system under test for a person.
+func systemWords(sys string) string {
+	switch sys {
+	case dshloop.SystemDSH:
+		return "dsh (DSH's own loop, in-process)"
+	case dshloop.SystemBoth:
+		return "both (DSH's own loop, and the model beside it)"
+	}
+	return "model"
 }

@@ -22,13 +22,20 @@ import (
 
 const runUsage = `usage: simrun run [--seeds N] [--start S] [--seed S] [--duration D] [-j N]
                   [--policy FILE] [--faults KINDS] [--mutant NAME]
-                  [--corpus DIR] [--json] [--determinism-sample P] [--stats]
+                  [--sut model|dsh|both] [--dsh-loop DIR] [--corpus DIR] [--json] [--determinism-sample P] [--stats]
 
 Draws a configuration and a fault plan from each seed, runs it in the
 deterministic world and checks every invariant. The corpus is replayed
 first. Each violation is shrunk to a minimal plan, written to the corpus
 and printed with its reproduction line. The last line is
 "N runs, V violations, …". Results are the same for any -j.
+
+--sut dsh runs each plan on DSH's own loop, its real packages in one Node
+process a worker, in virtual time (make dsh-loop installs them into
+--dsh-loop); --sut both runs it on the model too and compares the two
+runs' skeletons, a difference being a failure. The plans are drawn from
+what DSH's composition can enact, in its terms. A recorded finding about
+DSH that reproduces is reported apart; any other violation fails.
 
 Fault kinds: ` + "server, rate-limit, rate-limit-over-cap, auth, overflow, timeout, transport, empty-response, stream-closed, invalid-request, quota, custom, partial, hang, latency, cancel, dispose, late-input, outage, summary-fail, listener-throw, natural-overflow" + `
 
@@ -63,11 +70,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun run: %s\n", problem)
 		return exitUsage
 	}
+	sf.jobs = *workers
 	overrides, opts, err := sf.resolve()
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun run: %v\n", err)
 		return exitUsage
 	}
+	defer sf.close()
 	first, err := parseSeed(*start)
 	count := uint64(*seeds)
 	if *one != "" {

@@ -264,3 +264,28 @@ func TestReplayOfAScenarioSaysSo(t *testing.T) {
 		t.Errorf("status %d, %q", status, errOut)
 	}
 }
+
+// TestHelpShowsEveryDefault: the usage of every command lists its flags
+// with their defaults, and nothing else (a wrapped flag value once printed
+// a Go panic per flag and no default at all).
+func TestHelpShowsEveryDefault(t *testing.T) {
+	for _, tt := range []struct {
+		command, want string
+	}{
+		{"run", `(default "corpus")`},
+		{"replay", `(default "model")`},
+		{"shrink", `(default "model")`},
+		{"scenario", `(default "model")`},
+		{"budget", "-j int"},
+		{"explore", "-max-faults int"},
+		{"hunt", "-max-seeds int"},
+		{"merge", "usage: simrun merge"},
+	} {
+		for _, args := range [][]string{{tt.command, "-h"}, {tt.command, "--no-such-flag"}} {
+			_, _, errOut := simrun(args...)
+			if strings.Contains(errOut, "panic") || !strings.Contains(errOut, tt.want) {
+				t.Errorf("%v: the usage has a panic or lacks %q:\n%s", args, tt.want, errOut)
+			}
+		}
+	}
+}

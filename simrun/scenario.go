@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
@@ -18,13 +19,20 @@ import (
 	"github.com/turnsim/turnsim/timeline"
 )
 
-const scenarioUsage = `usage: simrun scenario [--trace OUT] [--view] [--json] [--quiet] FILE…
+const scenarioUsage = `usage: simrun scenario [--trace OUT] [--view] [--json] [--quiet]
+                       [--sut model|dsh|both] [--dsh-loop DIR] [--findings] FILE…
 
 Runs each scenario file in the deterministic world, prints its timeline
 (virtual ms, turn/step, seq, event, details; world actions marked »), checks
 the log against the oracle, and ends with "N scenarios, V violations, E errors".
 With --trace the v1 session log is written: to OUT for one scenario, or as
 OUT/<name>.jsonl for several or when OUT is a folder.
+
+With --sut dsh each scenario runs on DSH's own loop in-process (in DSH's
+terms: see 'simrun run -h'), with --sut both on it and the model, their
+skeletons compared. A field DSH's composition cannot enact is an error
+that names it. With --findings each scenario is a recorded finding about
+DSH and must reproduce one: one that does not is a failure.
 
 Exit status: 0 clean, 1 violations, 2 bad scenario files or usage.
 
@@ -41,7 +49,9 @@ type scenarioResult struct {
 	Warnings   []string           `json:"warnings,omitempty"`
 	Trace      string             `json:"trace,omitempty"`
 	Violations []oracle.Violation `json:"violations"`
-	Error      string             `json:"error,omitempty"`
+	// Findings are the recorded findings about DSH the run reproduced.
+	Findings []string `json:"findings,omitempty"`
+	Error    string   `json:"error,omitempty"`
 	Nodes      []nodeLine         `json:"nodes,omitempty"`
 }
 
@@ -52,6 +62,9 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object per scenario, then a JSON summary object")
 	quiet := fs.Bool("quiet", false, "leave out the timelines")
 	mutant := fs.String("mutant", "", "run against a mutant of the system under test (a mutant corpus entry's scenario)")
+	findings := fs.Bool("findings", false, "each scenario is a recorded finding about DSH (with --sut dsh or both): it must reproduce one")
+	sf := seedFlags{jobs: 1}
+	registerSUT(fs, &sf.sut, &sf.dshLoop)
 	files, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -64,12 +77,16 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	sf := seedFlags{mutant: *mutant}
+	sf.mutant = *mutant
 	_, opts, err := sf.resolve()
+	if err == nil && *findings && opts.System == nil {
+		err = errors.New("--findings: the recorded findings are about DSH: give --sut dsh or both")
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun scenario: %v\n", err)
 		return exitUsage
 	}
+	defer sf.close()
 	// OUT names a folder for several scenarios, and for one when it is
 	// an existing folder: writing the log over a folder cannot be meant.
 	intoFolder := len(files) > 1
@@ -86,6 +103,9 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	written := map[string]string{} // a log written into the folder → its scenario file
 	for _, file := range files {
 		res := scenarioFile(file, *trace, intoFolder, files, written, *showView, !*asJSON && !*quiet, stdout, opts)
+		if *findings && res.Error == "" && len(res.Findings) == 0 {
+			res.Violations = append(res.Violations, oracle.Violation{Message: "no recorded finding about DSH reproduced: the finding is gone (fixed?) or has changed; look at it"})
+		}
 		nViolations += len(res.Violations)
 		if res.Error != "" {
 			nErrors++
@@ -112,9 +132,19 @@ func scenarioFile(file, trace string, several bool, inputs []string, written map
 		res.Error = err.Error()
 		return res
 	}
-	run := sim.RunWith(s, opts)
+	if p, ok := opts.System.(faults.Planner); ok {
+		s = p.Plan(s) // in the system's terms, as a seed's plan is
+	}
+	run, vs := faults.Check(s, opts)
+	if run.Refused != "" {
+		res.Error = fmt.Sprintf("%s cannot enact it: %s", systemWords(run.System), run.Refused)
+		return res
+	}
 	res.Events, res.Requests, res.Stopped, res.Warnings = len(run.Events), len(run.Requests), run.Stopped, run.Warnings
-	res.Violations = oracle.Check(run.Events, opts.Oracle(run))
+	res.Violations, res.Findings = vs, run.Findings
+	if res.Violations == nil {
+		res.Violations = []oracle.Violation{}
+	}
 	if showView {
 		res.Nodes = nodeLines(opts.View()(run.Events))
 	}
@@ -223,6 +253,9 @@ func printScenarioResult(w io.Writer, res *scenarioResult) {
 		for _, v := range res.Violations {
 			printLine(w, "%s: %s", name, formatViolation(v))
 		}
+	}
+	for _, f := range res.Findings {
+		printLine(w, "  recorded finding about DSH reproduced: %s (not a new failure)", f)
 	}
 	for _, warning := range res.Warnings {
 		printLine(w, "  warning: %s", warning)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/campaign"
+	"github.com/turnsim/turnsim/dshloop"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/internal/strictjson"
@@ -23,6 +24,12 @@ type seedFlags struct {
 	// reproduction line carries them, so that a simrun without them
 	// refuses the line instead of replaying another draw.
 	listeners string
+	// sut is the system under test (model, dsh, both) and dshLoop the
+	// install of DSH's loop packages it runs; jobs how many drivers the
+	// run may keep (its -j); pool the drivers, for close.
+	sut, dshLoop string
+	jobs         int
+	pool         *dshloop.Pool
 }
 
 func (f *seedFlags) register(fs *flag.FlagSet) {
@@ -30,6 +37,40 @@ func (f *seedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.faults, "faults", "", "restrict the fault kinds a seed may enable (comma-separated; see 'simrun run -h')")
 	fs.StringVar(&f.mutant, "mutant", "", "run against a mutant of the system under test ("+fmt.Sprint(mutants.Names())+")")
 	fs.StringVar(&f.listeners, "listeners", "", "the listeners of this simrun's main a seed draws with, comma-separated (default: all it registered)")
+	registerSUT(fs, &f.sut, &f.dshLoop)
+}
+
+// registerSUT registers --sut and --dsh-loop.
+func registerSUT(fs *flag.FlagSet, sut, dir *string) {
+	fs.StringVar(sut, "sut", "model", "the system under test: model (turnsim's model of DSH's loop), dsh (DSH's own loop, in-process in Node: make dsh-loop installs it) or both (each plan on both, their skeletons compared)")
+	fs.StringVar(dir, "dsh-loop", dshloop.DefaultInstall, "with --sut dsh or both: the install of DSH's loop packages to run (a copy of it with a package's lib/ replaced runs that build)")
+}
+
+// openSUT is the system --sut names, on a pool of at most jobs drivers
+// over the install dir (nil for the model).
+func openSUT(sut, dir string, jobs int) (sim.System, *dshloop.Pool, error) {
+	switch sut {
+	case "", "model":
+		return nil, nil, nil
+	case dshloop.SystemDSH, dshloop.SystemBoth:
+	default:
+		return nil, nil, fmt.Errorf("--sut: %q is no system under test (model, dsh or both)", strictjson.Printable(sut))
+	}
+	pool, err := dshloop.NewPool(dshloop.Install(dir), max(jobs, 1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("--dsh-loop: %v", err)
+	}
+	if sut == dshloop.SystemDSH {
+		return dshloop.System{Pool: pool}, pool, nil
+	}
+	return dshloop.Both{DSH: dshloop.System{Pool: pool}}, pool, nil
+}
+
+// close stops the drivers of DSH's loop the flags started.
+func (f *seedFlags) close() {
+	if f.pool != nil {
+		f.pool.Close()
+	}
 }
 
 // resolve reads the flags into overrides and world options.
@@ -65,7 +106,37 @@ func (f *seedFlags) resolve() (faults.Overrides, sim.Options, error) {
 	if err != nil {
 		return o, opts, err
 	}
-	return o, withListeners(opts, ls), nil
+	opts = withListeners(opts, ls)
+	if f.sut != "" && f.sut != "model" {
+		switch {
+		case f.mutant != "":
+			return o, opts, fmt.Errorf("--mutant %s with --sut %s: a mutant of the zoo is a variant of turnsim's model; DSH's own code is what --sut dsh runs (to check a change to it, give a copy of the install with --dsh-loop)", f.mutant, f.sut)
+		case len(sim.Added(opts.Listeners)) > 0 || len(opts.Listeners) > 0:
+			return o, opts, fmt.Errorf("--sut %s: listeners of one's own (%s) are Go code, which runs in the model only", f.sut, namesOr(opts.Listeners, "none"))
+		}
+		if o.Kinds != nil {
+			can := dshloop.Kinds()
+			for _, k := range o.Kinds {
+				if !slices.Contains(can, k) {
+					return o, opts, fmt.Errorf("--faults: %s cannot be enacted on DSH's loop (it can: %s)", k, strings.Join(can, ", "))
+				}
+			}
+		}
+		sys, pool, err := openSUT(f.sut, f.dshLoop, f.jobs)
+		if err != nil {
+			return o, opts, err
+		}
+		f.pool, opts.System = pool, sys
+	} else if err := checkSUT(f.sut); err != nil {
+		return o, opts, err
+	}
+	return o, opts, nil
+}
+
+// checkSUT refuses a --sut that names no system.
+func checkSUT(sut string) error {
+	_, _, err := openSUT(sut, "", 0)
+	return err
 }
 
 // inputs are the files a command reads: its arguments, and the policy
@@ -91,6 +162,12 @@ func (f *seedFlags) args() string {
 	}
 	if f.listeners != "" {
 		s += " --listeners " + f.listeners
+	}
+	if f.sut != "" && f.sut != "model" {
+		s += " --sut " + f.sut
+		if f.dshLoop != dshloop.DefaultInstall {
+			s += " --dsh-loop " + f.dshLoop
+		}
 	}
 	return s
 }
