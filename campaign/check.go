@@ -207,9 +207,12 @@ func (s *settings) config(t tb) (Config, error) {
 		}
 	}
 	if s.faultsSet {
+		if len(s.overrides.Kinds) == 0 {
+			return c, errors.New("campaign.Faults: no kind given (leave Faults out for every kind)")
+		}
 		kinds, err := faults.ParseKinds(strings.Join(s.overrides.Kinds, ","))
-		if err != nil || len(s.overrides.Kinds) == 0 {
-			return c, fmt.Errorf("campaign.Faults: %v", errOr(err, "no kind given (leave Faults out for every kind)"))
+		if err != nil {
+			return c, fmt.Errorf("campaign.Faults: %v", err)
 		}
 		c.Overrides.Kinds = kinds
 	}

@@ -144,6 +144,8 @@ func TestCheckRefusesBadSettings(t *testing.T) {
 		{"a negative count", []Option{Runs(-1)}, nil, `campaign.Runs(-1): want a positive count`},
 		{"a count of none, which once ran the default 1,000", []Option{Runs(0)}, nil, `campaign.Runs(0): want a positive count`},
 		{"Faults of no kind, which once meant every kind", []Option{Faults()}, nil, `campaign.Faults: no kind given`},
+		{"Faults of an empty name, which once meant every kind", []Option{Faults("")}, nil, `campaign.Faults: "" names no kind`},
+		{"Faults with an empty name among kinds", []Option{Faults("server", "")}, nil, `campaign.Faults: "server," names no kind`},
 		{"a listener's budget no run can put to the test (a million ran out of memory)", []Option{Listeners(sim.Listener{Name: "x", New: retryServer(false).New, MaxRetries: 1_000_000})}, nil,
 			`listener "x": MaxRetries 1000000 is more than a run can put to the test (at most 10000 a step`},
 		{"a policy's NaN delay, which once ran as a sut-panic", []Option{Policy(&loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: 2, RetryableCodes: []string{"SERVER"}, InitialDelayMs: math.NaN(), MaxDelayMs: 1000})}, nil,

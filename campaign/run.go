@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/internal/limits"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -266,7 +267,13 @@ func (c *Config) run(ctx context.Context, count uint64, deadline time.Time, emit
 		return i, true
 	}
 	var wg sync.WaitGroup
-	for range max(c.Workers, 1) {
+	// No more workers than seeds, nor than the ceiling: a worker with
+	// nothing to take only costs its start.
+	workers := min(max(c.Workers, 1), limits.MaxWorkers)
+	if count > 0 && count < uint64(workers) {
+		workers = int(count)
+	}
+	for range workers {
 		wg.Go(func() {
 			for {
 				i, ok := take()

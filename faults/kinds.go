@@ -42,13 +42,19 @@ var requestFaults = []string{Server, RateLimit, RateLimitOverCap, Auth, Overflow
 	StreamClosed, InvalidRequest, Quota, Custom, Hang}
 
 // ParseKinds reads a comma-separated list of kinds ("all" for every kind).
+// An empty list, or an empty kind in one, names no kind and is refused:
+// "" once meant every kind, so that a script's unset variable ran a
+// campaign of all kinds that its author thought restricted.
 func ParseKinds(list string) ([]string, error) {
-	if list == "" || list == "all" {
+	if list == "all" {
 		return slices.Clone(Kinds), nil
 	}
 	var out []string
 	for _, k := range strings.Split(list, ",") {
 		k = strings.TrimSpace(k)
+		if k == "" {
+			return nil, fmt.Errorf("%q names no kind: give kinds by name, comma-separated, or all", list)
+		}
 		if !slices.Contains(Kinds, k) {
 			return nil, fmt.Errorf("unknown fault kind %q (known: %s)", k, strings.Join(Kinds, ", "))
 		}

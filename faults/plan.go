@@ -43,22 +43,41 @@ func Draw(seed uint64, o Overrides) (*Config, *sim.Scenario) {
 	if len(o.Listeners) > 0 {
 		drawPlugins(c, s, o, stream(seed, "listeners"))
 	}
-	s.MaxEvents = eventBound(c, s)
+	s.MaxEvents = eventBound(c, s, o.Listeners)
 	return c, s
 }
 
 // eventBound is the run's bound, derived from the plan and the budgets:
 // every planned answer, input and action may cost a few dozen events; an
-// outage costs the attempts a policy makes during it — at most its budget
-// per step in normal mode, and in always mode, which has no budget, the
-// outage's length over the backoff cap (times four: jitter may shorten
-// waits).
-func eventBound(c *Config, s *sim.Scenario) int {
+// outage costs the attempts made during it. A step may retry as often as
+// the budgets of its listeners allow together: the route's policy's (in
+// normal mode; always mode has none, and makes the outage's length over
+// the backoff cap, times four as jitter may shorten waits) and each
+// plugged listener's. A plugged listener without a budget is allowed one
+// attempt a millisecond of outage: one that waits not even that long
+// retries without end, which is what turn-terminates is for. (Found by the
+// second sweep: a listener of no budget riding an outage was stopped by
+// the bound and reported turn-terminates.)
+func eventBound(c *Config, s *sim.Scenario, plugged []sim.Listener) int {
 	bound := 400 + 60*(len(s.Requests)+len(s.Inputs)+len(s.World)+len(s.Summaries))
+	perStep, unbounded := 8, false
+	if p := c.Policy; p != nil && p.Mode != "always" {
+		perStep = max(perStep, p.MaxRetries+1)
+	}
+	for _, l := range plugged {
+		if l.MaxRetries == sim.Unbounded {
+			unbounded = true
+			continue
+		}
+		perStep += max(l.MaxRetries, 0) + 1
+	}
 	for _, o := range s.Outages {
-		attempts := c.Turns * (c.ToolSteps + 1) * 8
+		attempts := c.Turns * (c.ToolSteps + 1) * perStep
 		if p := c.Policy; p != nil && p.Mode == "always" {
 			attempts += 4 * int((o.ToMs-o.FromMs)/max(p.MaxDelayMs, 1))
+		}
+		if unbounded {
+			attempts += int(o.ToMs - o.FromMs)
 		}
 		bound += 6 * attempts
 	}
@@ -368,7 +387,7 @@ func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParamet
 		}
 		s.Requests = slices.Insert(s.Requests, at, burst...)
 	}
-	s.MaxEvents = eventBound(c, s)
+	s.MaxEvents = eventBound(c, s, o.Listeners)
 	if o.Kinds != nil && !slices.Contains(o.Kinds, Cancel) {
 		return
 	}
@@ -380,7 +399,7 @@ func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParamet
 			c.Kinds = append(c.Kinds, Cancel)
 			slices.SortFunc(c.Kinds, func(a, b string) int { return slices.Index(Kinds, a) - slices.Index(Kinds, b) })
 		}
-		s.MaxEvents = eventBound(c, s)
+		s.MaxEvents = eventBound(c, s, o.Listeners)
 	}
 }
 

@@ -148,8 +148,8 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	if *runs < 1 {
 		return fail("--runs must be at least 1")
 	}
-	if *workers < 1 {
-		return fail("-j %d: at least 1", *workers)
+	if err := checkJobs(*workers); err != nil {
+		return fail("%v", err)
 	}
 	runsSet := false
 	fs.Visit(func(f *flag.Flag) { runsSet = runsSet || f.Name == "runs" })

@@ -107,8 +107,8 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "simrun conformance: --start %s: %v\n", *startSeed, err)
 			return exitUsage
 		}
-		if sr.jobs < 1 {
-			fmt.Fprintf(stderr, "simrun conformance: -j %d: at least 1\n", sr.jobs)
+		if err := checkJobs(sr.jobs); err != nil {
+			fmt.Fprintf(stderr, "simrun conformance: %v\n", err)
 			return exitUsage
 		}
 		sr.seeds, sr.start = *seeds, start

@@ -80,8 +80,12 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun explore: unexpected argument %q\n", rest[0])
 		return exitUsage
 	}
-	if *maxFaults < 0 || *workers < 1 {
-		fmt.Fprintln(stderr, "simrun explore: --max-faults must not be negative, -j at least 1")
+	if *maxFaults < 0 {
+		fmt.Fprintln(stderr, "simrun explore: --max-faults must not be negative")
+		return exitUsage
+	}
+	if err := checkJobs(*workers); err != nil {
+		fmt.Fprintf(stderr, "simrun explore: %v\n", err)
 		return exitUsage
 	}
 	if info, err := os.Stat(*out); *out != "" && err == nil && !info.IsDir() {

@@ -3,6 +3,7 @@ package simrun
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 
 	"github.com/turnsim/turnsim/internal/limits"
@@ -88,4 +89,13 @@ func (o *once) Set(v string) error {
 func (o *once) IsBoolFlag() bool {
 	b, ok := o.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// checkJobs refuses a -j outside 1..limits.MaxWorkers (each worker is a
+// goroutine, and with --sut dsh a Node process).
+func checkJobs(j int) error {
+	if j < 1 || j > limits.MaxWorkers {
+		return fmt.Errorf("-j %d: from 1 to %d", j, limits.MaxWorkers)
+	}
+	return nil
 }

@@ -83,8 +83,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		first, err = parseSeed(*one)
 		count = 1
 	}
-	if err != nil || *workers < 1 || *seeds < 1 {
-		fmt.Fprintf(stderr, "simrun run: %v\n", errOr(err, "--seeds and -j must be positive (a run of no seed checks nothing)"))
+	if err != nil || *seeds < 1 {
+		fmt.Fprintf(stderr, "simrun run: %v\n", errOr(err, "--seeds must be positive (a run of no seed checks nothing)"))
+		return exitUsage
+	}
+	if err := checkJobs(*workers); err != nil {
+		fmt.Fprintf(stderr, "simrun run: %v\n", err)
 		return exitUsage
 	}
 	if err := campaign.SeedRange(first, count); err != nil && *duration == 0 {

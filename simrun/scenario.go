@@ -50,9 +50,9 @@ type scenarioResult struct {
 	Trace      string             `json:"trace,omitempty"`
 	Violations []oracle.Violation `json:"violations"`
 	// Findings are the recorded findings about DSH the run reproduced.
-	Findings []string `json:"findings,omitempty"`
-	Error    string   `json:"error,omitempty"`
-	Nodes      []nodeLine         `json:"nodes,omitempty"`
+	Findings []string   `json:"findings,omitempty"`
+	Error    string     `json:"error,omitempty"`
+	Nodes    []nodeLine `json:"nodes,omitempty"`
 }
 
 func runScenario(args []string, stdout, stderr io.Writer) int {

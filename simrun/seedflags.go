@@ -20,6 +20,9 @@ import (
 // reproduction line.
 type seedFlags struct {
 	policy, faults, mutant string
+	// faultsSet: --faults was given, if only as "" (which names no kind,
+	// and once ran every kind without a word).
+	faultsSet bool
 	// listeners names the plugged-in listeners a seed draws with: a
 	// reproduction line carries them, so that a simrun without them
 	// refuses the line instead of replaying another draw.
@@ -34,7 +37,10 @@ type seedFlags struct {
 
 func (f *seedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.policy, "policy", "", "pin the retry policy: a DSH RetryPolicyConfig JSON file")
-	fs.StringVar(&f.faults, "faults", "", "restrict the fault kinds a seed may enable (comma-separated; see 'simrun run -h')")
+	fs.Func("faults", "restrict the fault kinds a seed may enable (comma-separated, or all; see 'simrun run -h')", func(v string) error {
+		f.faults, f.faultsSet = v, true
+		return nil
+	})
 	fs.StringVar(&f.mutant, "mutant", "", "run against a mutant of the system under test ("+fmt.Sprint(mutants.Names())+")")
 	fs.StringVar(&f.listeners, "listeners", "", "the listeners of this simrun's main a seed draws with, comma-separated (default: all it registered)")
 	registerSUT(fs, &f.sut, &f.dshLoop)
@@ -87,7 +93,7 @@ func (f *seedFlags) resolve() (faults.Overrides, sim.Options, error) {
 		}
 		o.Policy = p
 	}
-	if f.faults != "" {
+	if f.faultsSet {
 		kinds, err := faults.ParseKinds(f.faults)
 		if err != nil {
 			return o, sim.Options{}, fmt.Errorf("--faults: %v", err)

@@ -167,5 +167,33 @@ func openLog(path string) (*os.File, error) {
 		return nil, err
 	}
 	f.Fd() // back to blocking writes (Fd leaves the file in blocking mode)
+	if err := endLine(f); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return f, nil
+}
+
+// endLine ends a log file's last line, when it does not end with one (a
+// run killed mid-write, a hand edit): appended lines were glued to it,
+// and the JSONL reader refused the lot as one bad line.
+func endLine(f *os.File) error {
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() == 0 {
+		return nil // a pipe, or nothing to end
+	}
+	r, err := os.Open(f.Name())
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	last := make([]byte, 1)
+	if _, err := r.ReadAt(last, info.Size()-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	_, err = f.Write([]byte{'\n'})
+	return err
 }

@@ -160,3 +160,32 @@ func TestServeRefusesAPipeNoOneReads(t *testing.T) {
 		t.Errorf("status %d, %q", status, errOut)
 	}
 }
+
+// TestServeLogEndsAnUnendedLine: a log whose last line has no newline (a
+// run killed mid-write) gets one before the first appended line, which
+// was once glued to it; a log that ends its lines, or is empty, is
+// appended to as it is.
+func TestServeLogEndsAnUnendedLine(t *testing.T) {
+	for _, tt := range []struct{ why, before, want string }{
+		{"an unended line is ended", `{"a":1}`, "{\"a\":1}\n{\"b\":2}\n"},
+		{"an ended line is left", "{\"a\":1}\n", "{\"a\":1}\n{\"b\":2}\n"},
+		{"an empty log gains no blank line", "", "{\"b\":2}\n"},
+	} {
+		path := filepath.Join(t.TempDir(), "requests.jsonl")
+		if err := os.WriteFile(path, []byte(tt.before), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := openLog(path)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.why, err)
+		}
+		if _, err := f.WriteString("{\"b\":2}\n"); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		got, _ := os.ReadFile(path)
+		if string(got) != tt.want {
+			t.Errorf("%s: the log reads %q, want %q", tt.why, got, tt.want)
+		}
+	}
+}

@@ -72,6 +72,11 @@ const (
 	// than a gigabyte is no request a provider takes, and near 2^63 the
 	// buffer could not be made at all.
 	MaxBodyBytes = 1 << 30
+	// MaxWorkers: the most workers a -j starts. Each is a goroutine (and
+	// with --sut dsh a Node process); a thousand is past any machine's
+	// use and still starts in milliseconds, where -j 2000000000 took the
+	// memory of two billion goroutines before it ran a seed.
+	MaxWorkers = 1024
 )
 
 // Default are the bounds unless a flag raises them: generous for any
