@@ -4,7 +4,7 @@
 GO       ?= go
 FUZZTIME ?= 10m
 
-.PHONY: all sim hunt explore test lint staticcheck bench fuzz build clean conformance conformance-soak
+.PHONY: all sim hunt explore test lint staticcheck bench fuzz build clean conformance conformance-soak dsh-loop
 
 all: lint test
 
@@ -42,6 +42,15 @@ test:
 CONFORMANCE_SEEDS ?= 10
 conformance:
 	bash scripts/conformance.sh $(CONFORMANCE_SEEDS)
+
+# DSH's own loop packages in one Node process, beside the model: a seeded
+# campaign (DSH_LOOP_SEEDS, here 2,000), the recorded findings, and each
+# patch of dshloop/patches (a bug put into DSH's code) found within
+# PATCH_SEEDS seeds (installs the packages into .cache/dsh-loop the first
+# time; skips with one line without the npm registry).
+DSH_LOOP_SEEDS ?= 2000
+dsh-loop:
+	bash scripts/dsh-loop.sh $(DSH_LOOP_SEEDS)
 
 # Seeded differential runs against the real DSH only, for long: make
 # conformance-soak SEEDS=1000 (START=s to begin elsewhere).

@@ -1,6 +1,7 @@
 package dshloop
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/turnsim/turnsim/faults"
@@ -22,6 +23,9 @@ type Finding struct {
 	// DSH itself reported: its signature, not the invariant it breaks
 	// (a new bug may break the same one).
 	Shows func(res *sim.Result) bool
+	// Breaks are the invariants the finding breaks: in a run that shows
+	// it, their violations are the finding's, and any other is new.
+	Breaks []oracle.ID
 }
 
 // Findings are the recorded findings about DSH 0.1.0-rc.8's loop.
@@ -32,12 +36,16 @@ var Findings = []Finding{{
 	Shows: func(res *sim.Result) bool {
 		return agentError(res, `session event "turn/end" carries non-JSON-serializable data`)
 	},
+	// The turn never ends: the next turn starts inside it; beside the
+	// model, the logs part there.
+	Breaks: []oracle.ID{oracle.LogWellFormed, oracle.DiffersFromModel},
 }, {
 	Name: "cancel-after-error-finish",
 	Says: "a cancel that lands after an attempt's error finish was streamed, before the stream ended, makes the failed attempt's partial text an " +
 		"interrupted assistant/message that cites the failed chunks, error finish included: the failed output enters the history, and the next " +
 		"request carries it (SPEC 2.4: failed chunks are never part of the surface; its step 3, read literally, is what rc.8 does)",
-	Shows: func(res *sim.Result) bool { return interruptedCitesFailure(res.Events) },
+	Shows:  func(res *sim.Result) bool { return interruptedCitesFailure(res.Events) },
+	Breaks: []oracle.ID{oracle.FailedAttemptNotInHistory, oracle.DiffersFromModel},
 }}
 
 // interruptedCitesFailure reports an interrupted assistant/message that
@@ -74,22 +82,29 @@ func agentError(res *sim.Result, text string) bool {
 // agentErrorPrefix begins the driver's warning of an agent error.
 const agentErrorPrefix = "DSH's loop reported an agent error"
 
-// explain is faults.Explainer for DSH's loop: a run that shows a recorded
-// finding is that finding; every violation of DSH's run is its (the
-// finding cuts the log short, so nothing after it can be judged), while a
-// violation of the model's own log, beside it, is still the model's.
+// explain is faults.Explainer for DSH's loop: in a run that shows a
+// recorded finding, the violations of DSH's log of the invariants the
+// finding breaks are the finding's; every other violation stays, as does
+// every violation of the model's own log beside it. (It once took every
+// violation of such a run for the finding's, and a patch that let a
+// cancelled turn make its request hid behind cancel-before-response.)
 func explain(res *sim.Result, vs []oracle.Violation) ([]oracle.Violation, []string) {
+	var names []string
+	var breaks []oracle.ID
 	for _, f := range Findings {
-		if !f.Shows(res) {
-			continue
+		if f.Shows(res) {
+			names = append(names, f.Name)
+			breaks = append(breaks, f.Breaks...)
 		}
-		var rest []oracle.Violation
-		for _, v := range vs {
-			if strings.HasPrefix(v.Message, faults.ModelLog) {
-				rest = append(rest, v)
-			}
-		}
-		return rest, []string{f.Name}
 	}
-	return vs, nil
+	if len(names) == 0 {
+		return vs, nil
+	}
+	var rest []oracle.Violation
+	for _, v := range vs {
+		if strings.HasPrefix(v.Message, faults.ModelLog) || !slices.Contains(breaks, v.Invariant) {
+			rest = append(rest, v)
+		}
+	}
+	return rest, names
 }

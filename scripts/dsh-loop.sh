@@ -3,8 +3,9 @@
 # dshloop/package.json and dshloop/pnpm-lock.yaml pin them, with the Node
 # that runs them, into a cache folder (kept between runs; git ignores it);
 # then, unless --install-only, run a seeded campaign on DSH's loop and the
-# model side by side, and check that the known findings about DSH's loop
-# still reproduce.
+# model side by side, check that the known findings about DSH's loop
+# still reproduce, and that each patch of dshloop/patches (a bug put into
+# DSH's own code) is found within PATCH_SEEDS seeds (default 500).
 #
 #   scripts/dsh-loop.sh --install-only   install only (.ci/run, before make test)
 #   scripts/dsh-loop.sh [SEEDS]          install, then SEEDS seeds (default 2000)
@@ -58,10 +59,38 @@ go build -o "$install/simrun" ./cmd/simrun || exit 2
 start=$(date +%s)
 "$install/simrun" run --sut both --dsh-loop "$install" --seeds "${1:-2000}" -j "${JOBS:-2}"
 campaign=$?
-"$install/simrun" scenario --sut dsh --dsh-loop "$install" --findings scenarios/conformance/findings/*.json
+"$install/simrun" scenario --quiet --sut dsh --dsh-loop "$install" --findings scenarios/conformance/findings/*.json
 findings=$?
+# Each patch is a bug in DSH's own code, named by the system that finds
+# it (its first line: "# NAME (found by --sut=SYSTEM): what it breaks");
+# the run on a patched copy must fail (exit 1), with a shrunk plan.
+patches=0
+for p in dshloop/patches/*.patch; do
+	name=$(basename "$p" .patch)
+	sut=$(head -n 1 "$p" | sed -n 's/.*(found by --sut=\([a-z]*\)).*/\1/p')
+	copy="$install/patched/$name"
+	rm -rf "$copy" "$copy.corpus"
+	mkdir -p "$install/patched"
+	bash scripts/dsh-loop-copy.sh "$copy" "$p" >/dev/null || { patches=2; continue; }
+	out="$install/patched/$name.out"
+	# Its failures are the patch's, not DSH's: kept beside the copy, never
+	# in the corpus a plain run replays.
+	"$install/simrun" run --sut "${sut:-dsh}" --dsh-loop "$copy" --seeds "${PATCH_SEEDS:-500}" -j "${JOBS:-2}" \
+		--corpus "$copy.corpus" >"$out" 2>&1
+	status=$?
+	found=$(grep -c '^seed 0x[0-9a-f]*: ' "$out")
+	first=$(grep -m 1 -o '^seed 0x[0-9a-f]*' "$out" | cut -d' ' -f2)
+	lines=$(grep -o 'shrunk plan ([0-9]* lines' "$out" | grep -o '[0-9]*' | sort -n | head -n 1)
+	if [ "$status" -eq 1 ] && [ "$found" -gt 0 ]; then
+		echo "dsh-loop: patch $name: found by --sut $sut (first seed $first, $found violations, shortest shrunk plan $lines lines)"
+	else
+		echo "dsh-loop: patch $name: NOT FOUND by --sut $sut in ${PATCH_SEEDS:-500} seeds (exit $status; $out)"
+		patches=1
+	fi
+	rm -rf "$copy" "$copy.corpus"
+done
 echo "dsh-loop: took $(($(date +%s) - start)) s"
-for s in $campaign $findings; do
+for s in $campaign $findings $patches; do
 	[ "$s" -ne 0 ] && exit "$s"
 done
 exit 0
