@@ -63,6 +63,10 @@ type Turn struct {
 	// there with it as its error, since every turn that reaches the
 	// listener would wait out the watchdog again.
 	blocked *BlockedError
+	// refused says the system under test could not be asked this turn
+	// (sim.Result.Refused): the run stops there, since every turn of the
+	// environment would be refused alike.
+	refused string
 }
 
 // BlockedError is a run stopped by a listener of the author's own that
@@ -86,9 +90,25 @@ func (e *BlockedError) Error() string {
 	return fmt.Sprintf("turn %d (seed %#x): %s", e.Turn, e.Seed, e.Why)
 }
 
+// RefusedError is a run stopped at a turn the system under test
+// (Config.System) cannot be asked: the environment asks for what it
+// cannot enact (DSH's own loop: a failure code with no wire form), so
+// every turn would be refused alike. Why names the fields.
+type RefusedError struct {
+	Seed uint64
+	Why  string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("turn seed %#x: the system under test cannot be asked it: %s", e.Seed, e.Why)
+}
+
 // blockedError is the error for a turn whose listener blocked: of a run
 // (which numbers its turns), or of one turn (named by its seed).
 func (t Turn) blockedError(ofRun bool) error {
+	if t.refused != "" {
+		return &RefusedError{Seed: t.Seed, Why: t.refused}
+	}
 	if t.blocked == nil {
 		return nil
 	}
@@ -121,6 +141,10 @@ type Config struct {
 	// (sim.Options.BlockedAfter: 0 is 10 s; below 0, no watchdog, for a
 	// listener stopped in a debugger).
 	BlockedAfter time.Duration
+	// System is the system under test the turns run on (nil: the model;
+	// dshloop.System runs them on DSH's own loop). A turn it cannot be
+	// asked stops the run with an error naming what it refused.
+	System sim.System
 }
 
 func (c Config) order() []string {
@@ -180,8 +204,11 @@ func (c Config) turnOutages(seed uint64) []sim.Outage {
 // runTurn runs turn seed with these outages, checked by the oracle.
 func (c Config) runTurn(seed uint64, outages []sim.Outage) (Turn, *sim.Result) {
 	s, opts := c.world(seed, outages)
+	if planner, ok := c.System.(faults.Planner); ok {
+		s = planner.Plan(s) // the turn as that system enacts it
+	}
 	res, vs := faults.Check(s, opts)
-	t := Turn{Seed: seed, Attempts: len(res.Requests), Violations: vs}
+	t := Turn{Seed: seed, Attempts: len(res.Requests), Violations: vs, refused: res.Refused}
 	if res.Blocked != "" {
 		t.blocked = &BlockedError{Listener: res.Blocked, Why: res.Stopped}
 	}
@@ -343,7 +370,7 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 	}
 	s.Outages = outages
 	s.MaxEvents = eventBound(p, outages, len(s.Requests), steps)
-	opts := sim.Options{Listeners: c.Listeners, BlockedAfter: c.BlockedAfter}
+	opts := sim.Options{Listeners: c.Listeners, BlockedAfter: c.BlockedAfter, System: c.System}
 	if len(c.Listeners) > 0 {
 		base := []string{sim.ListenerRetry}
 		if c.Compaction != nil {

@@ -50,7 +50,15 @@ type settings struct {
 	// faultsSet: Faults was given (Faults() of no kind is refused, not
 	// every kind).
 	faultsSet bool
+	// system is the system under test (nil: the model).
+	system sim.System
 }
+
+// System runs the campaign on another system under test than the model:
+// dshloop.System (DSH's own loop, in Node) or dshloop.Both (it beside the
+// model, compared). A mutant of the zoo and listeners of one's own are Go
+// code, which runs in the model only: given with one, Check refuses.
+func System(sys sim.System) Option { return func(s *settings) { s.system = sys } }
 
 // Listeners plugs listeners of one's own into the waterfall: the swarm
 // draws their places (as their Place says) and aims cancels at their
@@ -248,7 +256,10 @@ func (s *settings) config(t tb) (Config, error) {
 	if err := SeedRange(c.First, c.Count); err != nil && c.Duration == 0 {
 		return c, fmt.Errorf("campaign.From(%#x) with %d runs: %v", c.First, c.Count, err)
 	}
-	c.Sim = sim.Options{Listeners: s.listeners, BlockedAfter: s.blockedAfter}
+	c.Sim = sim.Options{Listeners: s.listeners, BlockedAfter: s.blockedAfter, System: s.system}
+	if s.system != nil && len(s.listeners) > 0 {
+		return c, fmt.Errorf("campaign.System(%s) with campaign.Listeners: a listener of one's own is Go code, which runs in the model only", s.system.Name())
+	}
 	mutant, from := s.mutant, "campaign.Mutant"
 	if v, f := setting(*flagMutant, "sim.mutant", "SIM_MUTANT"); v != "" {
 		mutant, from = v, f
@@ -257,6 +268,9 @@ func (s *settings) config(t tb) (Config, error) {
 		m, ok := mutants.Find(mutant)
 		if !ok {
 			return c, fmt.Errorf("%s %q: no such mutant (known: %s)", from, mutant, strings.Join(mutants.Names(), ", "))
+		}
+		if s.system != nil {
+			return c, fmt.Errorf("%s %q with campaign.System(%s): a mutant of the zoo is Go code, which runs in the model only", from, mutant, s.system.Name())
 		}
 		c.Mutant = m.Name
 		c.Sim = m.Options
@@ -270,6 +284,9 @@ func (s *settings) config(t tb) (Config, error) {
 	}
 	if p := s.overrides.Policy; p != nil {
 		c.Repro.SimrunFlags += " --policy POLICY.json"
+	}
+	if s.system != nil {
+		c.Repro.SimrunFlags += " --sut " + s.system.Name()
 	}
 	if k := s.overrides.Kinds; k != nil {
 		c.Repro.SimrunFlags += " --faults " + strings.Join(k, ",")

@@ -32,6 +32,15 @@ func withoutSimEnv(t *testing.T) {
 	t.Cleanup(func() { *flagSeed, *flagRuns, *flagDuration, *flagMutant = seed, runs, duration, mutant })
 }
 
+// otherSystem is a system under test besides the model, for the
+// refusals of campaign.System (it runs nothing).
+type otherSystem struct{}
+
+func (otherSystem) Name() string { return "other" }
+func (otherSystem) Run(*sim.Scenario, sim.Options) *sim.Result {
+	return &sim.Result{System: "other", Refused: "runs nothing"}
+}
+
 // recorder is a test seen from check: what it reported.
 type recorder struct {
 	name   string
@@ -144,6 +153,8 @@ func TestCheckRefusesBadSettings(t *testing.T) {
 		{"a negative count", []Option{Runs(-1)}, nil, `campaign.Runs(-1): want a positive count`},
 		{"a count of none, which once ran the default 1,000", []Option{Runs(0)}, nil, `campaign.Runs(0): want a positive count`},
 		{"Faults of no kind, which once meant every kind", []Option{Faults()}, nil, `campaign.Faults: no kind given`},
+		{"a mutant on another system, which is Go code of the model", []Option{System(otherSystem{}), Mutant("retry-auth")}, nil, `campaign.Mutant "retry-auth" with campaign.System(other)`},
+		{"a listener of one's own on another system", []Option{System(otherSystem{}), Listeners(retryServer(false))}, nil, `campaign.System(other) with campaign.Listeners`},
 		{"Faults of an empty name, which once meant every kind", []Option{Faults("")}, nil, `campaign.Faults: "" names no kind`},
 		{"Faults with an empty name among kinds", []Option{Faults("server", "")}, nil, `campaign.Faults: "server," names no kind`},
 		{"a listener's budget no run can put to the test (a million ran out of memory)", []Option{Listeners(sim.Listener{Name: "x", New: retryServer(false).New, MaxRetries: 1_000_000})}, nil,

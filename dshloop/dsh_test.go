@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -159,4 +160,11 @@ func TestTheSameSeedGivesTheSameBytes(t *testing.T) {
 			t.Fatalf("seed %#x: an empty log", seed)
 		}
 	}
+}
+
+// TestCampaignCheckRunsOnDSH: campaign.Check from go test, on DSH's loop
+// beside the model (campaign.System): a short campaign is clean.
+func TestCampaignCheckRunsOnDSH(t *testing.T) {
+	sys := Both{DSH: System{Pool: pool(t, 2)}}
+	campaign.Check(t, campaign.System(sys), campaign.Runs(40), campaign.Corpus(t.TempDir()))
 }

@@ -107,6 +107,10 @@ type Level struct {
 	Violating int `json:"violating"`
 	// Extended is how many plans of this size the next size grew from.
 	Extended int `json:"extended"`
+	// Refused is how many plans the system under test could not be asked
+	// (DSH's own loop refuses a failure code with no wire form, a
+	// listener that throws on cue): counted apart, never grown from.
+	Refused int `json:"refused,omitempty"`
 }
 
 // Failure is a violating plan: the first found for its invariant.
@@ -123,8 +127,8 @@ type Report struct {
 	Policy    string
 	MaxFaults int
 	Levels    []Level
-	// Plans, Distinct, States and Violating add up the levels.
-	Plans, Distinct, States, Violating int
+	// Plans, Distinct, States, Violating and Refused add up the levels.
+	Plans, Distinct, States, Violating, Refused int
 	// Failures hold the first violating plan of each invariant, in the
 	// order found; Found says whether StopAt was reached.
 	Failures []Failure
@@ -143,6 +147,7 @@ type outcome struct {
 	violations []oracle.Violation
 	scenario   *sim.Scenario
 	blocked    string
+	refused    string
 }
 
 // Explore runs every plan of at most o.MaxFaults faults over the workload.
@@ -185,6 +190,10 @@ func Explore(p Policy, o Options) Report {
 			for i, out := range outs {
 				plan := chunk[i]
 				level.Plans++
+				if out.refused != "" {
+					level.Refused++
+					continue
+				}
 				place := lastOf(plan)
 				prev, ok := seen[out.state]
 				if !ok {
@@ -230,6 +239,7 @@ func Explore(p Policy, o Options) Report {
 		r.Distinct += level.Distinct
 		r.States += level.States
 		r.Violating += level.Violating
+		r.Refused += level.Refused
 		if r.Found || r.Stopped || r.Blocked != "" {
 			break
 		}
@@ -315,7 +325,13 @@ func runAll(base *sim.Scenario, plans []Plan, o Options) []outcome {
 // was the log and the requests alone.)
 func runPlan(base *sim.Scenario, p Plan, opts sim.Options) outcome {
 	s := apply(base, p)
+	if planner, ok := opts.System.(faults.Planner); ok {
+		s = planner.Plan(s) // the plan as that system enacts it
+	}
 	res, vs := faults.Check(s, opts)
+	if res.Refused != "" {
+		return outcome{refused: res.Refused}
+	}
 	h := fnv.New128a()
 	h.Write(faults.LogBytes(res))
 	var log [16]byte

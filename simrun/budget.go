@@ -26,7 +26,7 @@ import (
 const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--fail CODE[/STATUS]=P…]
                      [--outage [CODE[/STATUS]@]FROM+FOR…] [--runs N] [--seed S]
                      [--assert 'FIGURE<BOUND'…] [--json] [--html OUT.html]
-                     [--trace OUT.jsonl [--turn N]]
+                     [--trace OUT.jsonl [--turn N]] [--sut model|dsh|both] [--dsh-loop DIR]
 
 Runs N turns (one request each, unless the environment's workload makes
 steps) under each policy (a DSH RetryPolicyConfig; the
@@ -104,6 +104,8 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	htmlOut := fs.String("html", "", "also write a self-contained HTML page of the reports here")
 	trace := fs.String("trace", "", "with one --policy and --runs 1 (or --turn N under a horizon): write that turn's v1 session log here")
 	turn := fs.Int("turn", -1, "with --trace under an environment with a horizon: the turn, by its number in the run")
+	var sut, dshLoop string
+	registerSUT(fs, &sut, &dshLoop)
 	var asserts repeated
 	fs.Var(&asserts, "assert", "FIGURE<BOUND (or <=, >, >=) that every policy's report must keep, e.g. exhaustion<0.001 (repeatable)")
 	rest, err := parseInterspersed(fs, args)
@@ -211,6 +213,16 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	}
 	mineNames := chosen.pluggedNames()
+	if sut != "" && sut != "model" && len(mine) > 0 {
+		return fail("--sut %s: a listener of one's own is Go code, which runs in the model only (--listeners)", sut)
+	}
+	system, pool, err := openSUT(sut, dshLoop, *workers)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if pool != nil {
+		defer pool.Close()
+	}
 	var resolved []budget.Config
 	for _, name := range policies {
 		c, err := budget.LoadPolicy(name)
@@ -219,6 +231,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		c.Env = env
 		c.Listeners = mine // a main's own listeners, beside llm-retry
+		c.System = system
 		// What a file cannot say but the run needs: a bundle's listener
 		// order naming a listener this simrun has not got.
 		if err := c.Validate(); err != nil {
@@ -282,6 +295,10 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 				return exitInterrupted // a signal came while it blocked: not a finished run
 			}
 			return exitViolation
+		}
+		var refused *budget.RefusedError
+		if errors.As(rp.err, &refused) { // the environment asks what --sut cannot enact
+			return fail("--sut %s: policy %s: %v", sut, strictjson.Printable(policies[i]), rp.err)
 		}
 		if rp.err != nil { // validated above: turnsim's own fault
 			fmt.Fprintf(stderr, "simrun budget: internal error: policy %s: %v\n", policies[i], rp.err)

@@ -141,12 +141,14 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		return r.runSeeds(sr, stdout, stderr)
 	}
 	var agree, differ, errs int
+	var differed, failed []string // the files that differed, and that could not run
 	var ui uiTally
 	start := time.Now()
 	for _, file := range files {
 		s, err := sim.LoadScenario(file)
 		if err != nil {
 			errs++
+			failed = append(failed, file)
 			fmt.Fprintf(stdout, "%s: error: %v\n", file, err)
 			continue
 		}
@@ -154,9 +156,11 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		switch {
 		case err != nil:
 			errs++
+			failed = append(failed, file)
 			fmt.Fprintf(stdout, "%s: error: %s\n", file, err)
 		case !c.Agree():
 			differ++
+			differed = append(differed, file)
 			fmt.Fprintf(stdout, "%s: differ\n", file)
 			printDifference(stdout, c)
 		default:
@@ -179,8 +183,20 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "conformance: %d scenarios in %.1fs\n", len(files), time.Since(start).Seconds())
 	ui.summary(stdout)
+	// The last lines name what failed: a long batch's differences are
+	// screens above.
+	listFiles(stdout, "differ", differed)
+	listFiles(stdout, "could not run", failed)
 	fmt.Fprintf(stdout, "%d scenarios, %d agree, %d differ, %d errors\n", len(files), agree, differ, errs)
 	return batchStatus(differ, errs)
+}
+
+// listFiles prints "LABEL: a.json, b.json" for a batch's last lines, when
+// there are any.
+func listFiles(w io.Writer, label string, files []string) {
+	if len(files) > 0 {
+		fmt.Fprintf(w, "%s: %s\n", label, strings.Join(files, ", "))
+	}
 }
 
 // batchStatus is a batch's exit status: a failure (a difference, a finding
@@ -198,6 +214,7 @@ func batchStatus(failed, errs int) int {
 // reproduce runs known findings about DSH: each must still be one.
 func (r *conformRunner) reproduce(files []string, stdout, stderr io.Writer) int {
 	var reproduced, gone, errs int
+	var goneFiles, failed []string
 	start := time.Now()
 	for _, file := range files {
 		s, err := sim.LoadScenario(file)
@@ -208,6 +225,7 @@ func (r *conformRunner) reproduce(files []string, stdout, stderr io.Writer) int 
 		switch {
 		case err != nil:
 			errs++
+			failed = append(failed, file)
 			fmt.Fprintf(stdout, "%s: error: %v\n", file, err)
 		case c.Finding():
 			reproduced++
@@ -215,11 +233,14 @@ func (r *conformRunner) reproduce(files []string, stdout, stderr io.Writer) int 
 			printDifference(stdout, c)
 		default:
 			gone++
+			goneFiles = append(goneFiles, file)
 			fmt.Fprintf(stdout, "%s: no longer a finding (DSH's log keeps the invariants, or the model's does not)\n", file)
 			printDifference(stdout, c)
 		}
 	}
 	fmt.Fprintf(stderr, "conformance: %d findings in %.1fs\n", len(files), time.Since(start).Seconds())
+	listFiles(stdout, "gone", goneFiles)
+	listFiles(stdout, "could not run", failed)
 	fmt.Fprintf(stdout, "%d findings, %d reproduced, %d gone, %d errors\n", len(files), reproduced, gone, errs)
 	return batchStatus(gone, errs)
 }

@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/turnsim/turnsim/conformance"
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -44,14 +46,15 @@ func (r *conformRunner) runSeeds(sr seedRun, stdout, stderr io.Writer) int {
 	interrupted := make(chan os.Signal, 1)
 	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(interrupted)
-	var agree, differ, findings, errs int
+	var agree, differ, newFindings, errs int
+	recorded := map[string]int{} // recorded findings reproduced, by name
 	var n uint64
 	start := time.Now()
 	for n < sr.seeds {
 		select {
 		case <-interrupted:
 			// Not a pass: an interrupted batch says so in its status.
-			fmt.Fprintf(stdout, "%d plans, %d agree, %d differ, %d errors (interrupted)\n", n, agree, differ, errs)
+			fmt.Fprintf(stdout, "%d plans, %d agree, %d differ, %d new findings, %d errors (interrupted)%s\n", n, agree, differ, newFindings, errs, recordedNote(recorded))
 			return exitInterrupted
 		default:
 		}
@@ -81,33 +84,67 @@ func (r *conformRunner) runSeeds(sr seedRun, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "%s: agree (%d skeleton lines, %s, %s; DSH %.1fs)\n",
 					label, c.Lines, count(len(s.World), "cancel"), count(len(s.Inputs), "prompt"), o.took.Seconds())
 				printNotes(stdout, o.notes)
+			case c.Finding() && len(newViolations(c)) == 0:
+				// A recorded finding, reproduced: not a new failure.
+				_, names := conformance.Explain(evidence(c), c.DSHViolations)
+				for _, name := range names {
+					recorded[name]++
+				}
+				fmt.Fprintf(stdout, "%s: recorded finding about DSH reproduced: %s (not a new failure)\n", label, strings.Join(names, ", "))
+				printNotes(stdout, o.notes)
 			case c.Finding():
-				findings++
-				fmt.Fprintf(stdout, "%s: a finding about DSH: its log breaks an invariant the model's keeps\n", label)
+				// DSH breaks an invariant no recorded finding names: a
+				// failure, shrunk like a difference.
+				newFindings++
+				fmt.Fprintf(stdout, "%s: a new finding about DSH: its log breaks an invariant the model's keeps, and no recorded finding names it\n", label)
 				printNotes(stdout, o.notes)
 				printDifference(stdout, c)
-				r.keepPlan(sr.out, s, stdout)
+				r.shrinkWhile(sr, s, stdout, func(c *conformance.Comparison) bool { return c.Finding() && len(newViolations(c)) > 0 })
 			default:
 				differ++
 				fmt.Fprintf(stdout, "%s: differ\n", label)
 				printNotes(stdout, o.notes)
 				printDifference(stdout, c)
-				r.shrinkDifference(sr, s, stdout)
+				r.shrinkWhile(sr, s, stdout, func(c *conformance.Comparison) bool { return !c.Agree() && !c.Finding() })
 			}
 		}
 	}
 	fmt.Fprintf(stderr, "conformance: %d plans in %.1fs\n", n, time.Since(start).Seconds())
-	last := fmt.Sprintf("%d plans, %d agree, %d differ, %d errors", n, agree, differ, errs)
-	if findings > 0 {
-		last += fmt.Sprintf(" (%d findings about DSH)", findings)
-	}
-	fmt.Fprintln(stdout, last)
-	return batchStatus(differ, errs)
+	fmt.Fprintf(stdout, "%d plans, %d agree, %d differ, %d new findings, %d errors%s\n", n, agree, differ, newFindings, errs, recordedNote(recorded))
+	return batchStatus(differ+newFindings, errs)
 }
 
-// shrinkDifference shrinks a plan against DSH while it still differs,
-// within the run and time bounds, and writes it as a conformance scenario.
-func (r *conformRunner) shrinkDifference(sr seedRun, s *sim.Scenario, stdout io.Writer) {
+// evidence is a web host run as the recorded findings are recognised by.
+func evidence(c *conformance.Comparison) conformance.Evidence {
+	return conformance.Evidence{Events: c.DSH.Events, AgentErrors: c.AgentErrors}
+}
+
+// newViolations are the violations of DSH's log that no recorded finding
+// it shows accounts for.
+func newViolations(c *conformance.Comparison) []oracle.Violation {
+	rest, _ := conformance.Explain(evidence(c), c.DSHViolations)
+	return rest
+}
+
+// recordedNote is the last line's count of recorded findings reproduced,
+// by name in the order of conformance.Findings ("" for none).
+func recordedNote(recorded map[string]int) string {
+	var parts []string
+	for _, f := range conformance.Findings {
+		if n := recorded[f.Name]; n > 0 {
+			parts = append(parts, f.Name+" in "+count(n, "plan"))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (recorded findings about DSH, apart: " + strings.Join(parts, ", ") + ")"
+}
+
+// shrinkWhile shrinks a plan against DSH while its comparison still
+// fails as it did (fails), within the run and time bounds, and writes it
+// as a conformance scenario.
+func (r *conformRunner) shrinkWhile(sr seedRun, s *sim.Scenario, stdout io.Writer, fails func(*conformance.Comparison) bool) {
 	deadline := time.Now().Add(sr.shrinkTime)
 	runs := 0
 	shrunk := faults.ShrinkWhile(s, func(c *sim.Scenario) bool {
@@ -119,7 +156,7 @@ func (r *conformRunner) shrinkDifference(sr seedRun, s *sim.Scenario, stdout io.
 		}
 		runs++
 		cmp, _, err := r.run(c)
-		return err == nil && !cmp.Agree() && !cmp.Finding()
+		return err == nil && fails(cmp)
 	})
 	fmt.Fprintf(stdout, "  shrunk from %d to %d entries in %d DSH runs\n", faults.Entries(s), faults.Entries(shrunk), runs)
 	r.keepPlan(sr.out, shrunk, stdout)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/budget"
+	"github.com/turnsim/turnsim/dshloop"
 	"github.com/turnsim/turnsim/explore"
 	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/loop/compact"
@@ -25,7 +26,7 @@ import (
 )
 
 const exploreUsage = `usage: simrun explore [--max-faults K] [--policy FILE] [--mutant NAME|all]
-                      [--first] [--out DIR] [-j N] [--json]
+                      [--sut model|dsh|both] [--dsh-loop DIR] [--first] [--out DIR] [-j N] [--json]
 
 Enumerates every fault plan of at most K faults over the choice points of a
 bounded workload (one turn of two steps: a tool call, then the answer),
@@ -50,6 +51,11 @@ invariant, and ends with "N plans, D distinct logs, S states, V violating
 plans, T s". With --out each of
 those plans is written as a scenario file that 'simrun scenario' replays.
 
+With --sut dsh (or both), each plan runs on DSH's own loop in Node (and
+beside it on the model, compared), as simrun run's do; a plan it cannot be
+asked (a code with no wire form, a listener that throws on cue) is counted
+as refused, and not grown from.
+
 --mutant all explores each mutant of the zoo until the invariant it must
 trip is violated, a row per mutant, ending "K/M mutants found".
 
@@ -69,6 +75,8 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write each reported violating plan as a scenario file into this folder")
 	workers := fs.Int("j", runtime.GOMAXPROCS(0), "parallel workers (the output does not depend on it)")
 	asJSON := fs.Bool("json", false, "print one JSON object per policy (or mutant), then a summary object")
+	var sut, dshLoop string
+	registerSUT(fs, &sut, &dshLoop)
 	noDedupe := fs.Bool("no-dedupe", false, "grow every plan, not one per reached state (to check that de-duplication loses no state: the distinct logs and states must not change)")
 	rest, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
@@ -108,10 +116,22 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		}
 		policies = []explore.Policy{{Name: name, Retry: c.Policy, Compaction: c.Compaction, Order: c.Order}}
 	}
+	if sut != "" && sut != "model" && (*mutant != "" || len(withPlugged(sim.Options{}).Listeners) > 0) {
+		fmt.Fprintln(stderr, "simrun explore: --sut "+sut+": a mutant of the zoo and a listener of one's own are Go code, which runs in the model only")
+		return exitUsage
+	}
+	system, pool, err := openSUT(sut, dshLoop, *workers)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun explore: %v\n", err)
+		return exitUsage
+	}
+	if pool != nil {
+		defer pool.Close()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	o := explore.Options{MaxFaults: *maxFaults, Workers: *workers, Stopped: func() bool { return ctx.Err() != nil }, NoDedupe: *noDedupe,
-		Sim: withPlugged(sim.Options{})}
+		Sim: withPlugged(sim.Options{System: system})}
 	if *mutant == "all" {
 		return exploreZoo(ctx, policies, o, *asJSON, *out, stdout)
 	}
@@ -124,6 +144,12 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		}
 		o.Sim = withPlugged(m.Options)
 		mutantArg = " --mutant " + m.Name
+	}
+	if system != nil {
+		mutantArg += " --sut " + sut
+		if dshLoop != dshloop.DefaultInstall {
+			mutantArg += " --dsh-loop " + dshLoop
+		}
 	}
 	e := explorer{w: stdout, json: *asJSON, out: *out, mutantArg: mutantArg}
 	if !e.json {
@@ -146,6 +172,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		total.Distinct += r.Distinct
 		total.States += r.States
 		total.Violating += r.Violating
+		total.Refused += r.Refused
 		total.Stopped = total.Stopped || r.Stopped
 	}
 	elapsed := time.Since(began).Seconds()
@@ -156,8 +183,11 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if e.unwritten > 0 {
 		note += fmt.Sprintf(" (%d violating plans' scenarios not written)", e.unwritten)
 	}
+	if total.Refused > 0 {
+		note += fmt.Sprintf(" (%d plans refused by --sut %s)", total.Refused, sut)
+	}
 	if e.json {
-		b, _ := json.Marshal(map[string]any{"plans": total.Plans, "distinct": total.Distinct, "states": total.States, "violating": total.Violating,
+		b, _ := json.Marshal(map[string]any{"plans": total.Plans, "distinct": total.Distinct, "states": total.States, "violating": total.Violating, "refused": total.Refused,
 			"maxFaults": *maxFaults, "seconds": round2(elapsed), "notWritten": e.unwritten, "interrupted": ctx.Err() != nil})
 		fmt.Fprintf(stdout, "%s\n", b)
 	} else {
@@ -199,6 +229,7 @@ type policyJSON struct {
 	Distinct  int             `json:"distinct"`
 	States    int             `json:"states"`
 	Violating int             `json:"violating"`
+	Refused   int             `json:"refused,omitempty"`
 	Seconds   float64         `json:"seconds"`
 	Failures  []failureJSON   `json:"failures,omitempty"`
 	Stopped   bool            `json:"interrupted,omitempty"`
@@ -217,7 +248,7 @@ type failureJSON struct {
 
 func (e *explorer) policy(r explore.Report, took time.Duration) {
 	pj := policyJSON{Policy: r.Policy, Levels: r.Levels, Plans: r.Plans, Distinct: r.Distinct, States: r.States, Violating: r.Violating,
-		Seconds: round2(took.Seconds()), Stopped: r.Stopped, Blocked: r.Blocked}
+		Refused: r.Refused, Seconds: round2(took.Seconds()), Stopped: r.Stopped, Blocked: r.Blocked}
 	for _, f := range r.Failures {
 		fj := failureJSON{Invariant: string(f.Violation.Invariant), Message: f.Violation.Message, Plan: f.Plan.Lines(), Index: f.Index}
 		if e.out != "" {
@@ -242,8 +273,11 @@ func (e *explorer) policy(r explore.Report, took time.Duration) {
 		sizes = append(sizes, fmt.Sprint(l.Plans))
 	}
 	stopped := ""
+	if r.Refused > 0 {
+		stopped = fmt.Sprintf(", %d refused", r.Refused)
+	}
 	if r.Blocked != "" {
-		stopped = fmt.Sprintf(" (stopped: listener %q blocked outside virtual time)", r.Blocked)
+		stopped += fmt.Sprintf(" (stopped: listener %q blocked outside virtual time)", r.Blocked)
 	}
 	fmt.Fprintf(e.w, "%-32s %d plans (%s by size), %d distinct logs, %d states, %d violating, %.1f s%s\n",
 		r.Policy, r.Plans, strings.Join(sizes, " + "), r.Distinct, r.States, r.Violating, took.Seconds(), stopped)

@@ -322,3 +322,27 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestSUTIsRefusedWhereItCannotRun: --sut names the system each command
+// runs; what DSH's loop cannot run, or an install that is not one, is
+// refused before anything runs, naming the flag.
+func TestSUTIsRefusedWhereItCannotRun(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-install")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--seeds", "3", "--sut", "dhs"}, `--sut: "dhs" is no system under test (model, dsh or both)`},
+		{[]string{"run", "--seeds", "3", "--sut", "dsh", "--mutant", "retry-auth"}, "--mutant retry-auth with --sut dsh"},
+		{[]string{"run", "--seeds", "3", "--sut", "both", "--dsh-loop", missing}, "--dsh-loop: " + missing + ": no @deepseek-ai/dsh-agent-loop"},
+		{[]string{"scenario", "--sut", "dsh", "--dsh-loop", missing, filepath.Join("..", "scenarios", "spec63-exhausted-server.json")}, "--dsh-loop: "},
+		{[]string{"explore", "--max-faults", "1", "--sut", "dsh", "--mutant", "retry-auth"}, "--sut dsh: a mutant of the zoo and a listener of one's own are Go code"},
+		{[]string{"explore", "--max-faults", "1", "--sut", "dsh", "--dsh-loop", missing}, "--dsh-loop: "},
+		{[]string{"budget", "--policy", "default", "--sut", "dsh", "--dsh-loop", missing}, "--dsh-loop: "},
+	} {
+		status, _, errOut := simrun(tt.args...)
+		if status != exitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: status %d, want 2 and %q\n%s", tt.args, status, tt.want, errOut)
+		}
+	}
+}
