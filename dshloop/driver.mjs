@@ -1,4 +1,4 @@
-// turnsim's driver of DSH's own agent loop (see dshloop/README.md): DSH's
+// turnsim's driver of DSH's own agent loop (see docs/dsh-loop.md): DSH's
 // real loop, llm-retry, compaction-basic and DeepSeek adapter, composed in
 // this process as DSH's own tests compose them, run in virtual time.
 //
@@ -90,7 +90,12 @@ const encoder = new TextEncoder()
 
 // answerResponse plays one answer of the plan (serve.Answer) as fetch's
 // Response, in virtual time: a stream's headers at once, its first event
-// after the latency; any other answer after the latency.
+// after the latency; any other answer after the latency. A latency of 0
+// is still a timer's turn away, as a socket's answer is: the request is
+// where what else is due at that instant lands (a plan's action at the
+// time a turn starts lands while its request waits, as in the model),
+// not after the whole turn has run on promises alone (found by --sut
+// both: a cancel and a follow-up due at one instant).
 async function answerResponse(answer, signal) {
   const abortError = () => signal?.reason ?? new DOMException('The operation was aborted.', 'AbortError')
   const sleep = (ms) => new Promise((resolve, reject) => {
@@ -102,7 +107,7 @@ async function answerResponse(answer, signal) {
   // As fetch does: an aborted request rejects at once, with the reason.
   if (signal?.aborted) throw abortError()
   if (answer.status !== 200) {
-    if (answer.latencyMs > 0) await sleep(answer.latencyMs)
+    await sleep(answer.latencyMs ?? 0)
     if (answer.status === 0) throw new TypeError('fetch failed: the connection was cut')
     return new Response(answer.body ?? '', { status: answer.status, headers: answer.headers ?? {} })
   }
@@ -120,7 +125,7 @@ async function answerResponse(answer, signal) {
       try {
         if (signal?.aborted) throw abortError()
         if (next < 0) {
-          if (answer.latencyMs > 0) await sleep(answer.latencyMs)
+          await sleep(answer.latencyMs ?? 0)
           next = 0
         }
         if (next < events.length) {
