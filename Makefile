@@ -44,13 +44,12 @@ conformance:
 	bash scripts/conformance.sh $(CONFORMANCE_SEEDS)
 
 # DSH's own loop packages in one Node process, beside the model: a seeded
-# campaign (DSH_LOOP_SEEDS, here 2,000), the recorded findings, and each
+# campaign (SEEDS, here 2,000), the recorded findings, and each
 # patch of dshloop/patches (a bug put into DSH's code) found within
 # PATCH_SEEDS seeds (installs the packages into .cache/dsh-loop the first
 # time; skips with one line without the npm registry).
-DSH_LOOP_SEEDS ?= 2000
 dsh-loop:
-	bash scripts/dsh-loop.sh $(DSH_LOOP_SEEDS)
+	bash scripts/dsh-loop.sh $(or $(SEEDS),2000)
 
 # Seeded differential runs against the real DSH only, for long: make
 # conformance-soak SEEDS=1000 (START=s to begin elsewhere).

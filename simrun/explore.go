@@ -96,8 +96,8 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun explore: %v\n", err)
 		return exitUsage
 	}
-	if info, err := os.Stat(*out); *out != "" && err == nil && !info.IsDir() {
-		fmt.Fprintf(stderr, "simrun explore: --out %s: not a folder (the violating plans are written into one)\n", *out)
+	if why := notAFolder(*out); *out != "" && why != "" {
+		fmt.Fprintf(stderr, "simrun explore: --out %s (the violating plans are written into one)\n", why)
 		return exitUsage
 	}
 	policies := explore.DefaultPolicies()

@@ -132,7 +132,17 @@ func TestExploreCountsPlansNotWritten(t *testing.T) {
 	if status, _, errOut := simrun("explore", "--max-faults", "1", "--out", file); status != exitUsage || !strings.Contains(errOut, "--out "+file+": not a folder") {
 		t.Errorf("--out a file: status %d, %q", status, errOut)
 	}
-	under := filepath.Join(file, "under") // a folder that cannot be made
+	under := filepath.Join(file, "under") // a folder that cannot be made, said before anything runs
+	if status, _, errOut := simrun("explore", "--max-faults", "1", "--out", under); status != exitUsage || !strings.Contains(errOut, file+" is not a folder, so it cannot be made") {
+		t.Errorf("--out under a file: status %d, %q", status, errOut)
+	}
+	// A folder whose making fails only when it is made: /proc/self takes
+	// no new entry, whoever asks.
+	under = "/proc/self/turnsim-plans"
+	if err := os.Mkdir(under, 0o755); err == nil {
+		os.Remove(under)
+		t.Skip("/proc/self took a folder: no folder here fails to be made")
+	}
 	status, out, _ := simrun("explore", "--max-faults", "1", "--mutant", "retry-auth", "--policy", "default", "--out", under)
 	if status != exitViolation || !strings.Contains(out, "the scenario could not be written: ") || !strings.Contains(lastLine(out), "(1 violating plans' scenarios not written)") {
 		t.Errorf("status %d\n%s", status, out)

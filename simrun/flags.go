@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/turnsim/turnsim/internal/limits"
 )
@@ -98,4 +100,25 @@ func checkJobs(j int) error {
 		return fmt.Errorf("-j %d: from 1 to %d", j, limits.MaxWorkers)
 	}
 	return nil
+}
+
+// notAFolder says why dir cannot be the folder a flag writes into: it is
+// a file, or one of the folders it would be made in is (hunt --corpus
+// FILE/sub once ran the whole search and then could write nothing). ""
+// when it is a folder or can be made.
+func notAFolder(dir string) string {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		info, err := os.Stat(d)
+		switch {
+		case err == nil && info.IsDir():
+			return ""
+		case err == nil && d == filepath.Clean(dir):
+			return fmt.Sprintf("%s: not a folder", dir)
+		case err == nil:
+			return fmt.Sprintf("%s: %s is not a folder, so it cannot be made", dir, d)
+		}
+		if next := filepath.Dir(d); next == d {
+			return ""
+		}
+	}
 }

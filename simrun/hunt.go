@@ -67,8 +67,8 @@ func runHunt(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun hunt: --start %s --max-seeds %d: %v\n", *start, *maxSeeds, err)
 		return exitUsage
 	}
-	if info, err := os.Stat(*corpus); err == nil && !info.IsDir() {
-		fmt.Fprintf(stderr, "simrun hunt: --corpus %s: not a folder (the mutants' entries are written into one)\n", *corpus)
+	if why := notAFolder(*corpus); why != "" {
+		fmt.Fprintf(stderr, "simrun hunt: --corpus %s (the mutants' entries are written into one)\n", why)
 		return exitUsage
 	}
 	zoo := mutants.Zoo

@@ -74,6 +74,7 @@ func TestHuntRefusesWhatItWouldMisread(t *testing.T) {
 	}{
 		{[]string{"hunt", "--mutant", "retry-auth", "--start", "0xffffffffffffffff"}, "run past the last seed"},
 		{[]string{"hunt", "--mutant", "retry-auth", "--corpus", file}, "--corpus " + file + ": not a folder"},
+		{[]string{"hunt", "--mutant", "retry-auth", "--corpus", filepath.Join(file, "sub")}, "--corpus " + filepath.Join(file, "sub") + ": " + file + " is not a folder, so it cannot be made"},
 	} {
 		if status, _, errOut := simrun(tt.args...); status != exitUsage || !strings.Contains(errOut, tt.want) {
 			t.Errorf("%v: status %d, %q", tt.args, status, errOut)

@@ -317,8 +317,8 @@ func runFlagProblem(rest []string, set map[string]bool, duration time.Duration, 
 	case !(sample >= 0 && sample <= 1):
 		return fmt.Sprintf("--determinism-sample %v: must be a share in [0,1]", sample)
 	}
-	if info, err := os.Stat(corpus); err == nil && !info.IsDir() {
-		return fmt.Sprintf("--corpus %s: not a folder (the corpus is a folder of entries)", corpus)
+	if why := notAFolder(corpus); why != "" {
+		return fmt.Sprintf("--corpus %s (the corpus is a folder of entries)", why)
 	}
 	return ""
 }

@@ -146,3 +146,12 @@ func TestValidateIsParsePolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateNoPolicy: Validate(nil) is an error naming the policy, not
+// a panic.
+func TestValidateNoPolicy(t *testing.T) {
+	err := retry.Validate(nil)
+	if err == nil || !strings.Contains(err.Error(), "no policy given") {
+		t.Errorf("Validate(nil) = %v, want an error saying no policy was given", err)
+	}
+}

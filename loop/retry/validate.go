@@ -18,6 +18,12 @@ import (
 // runs). Always mode's normal-only fields are not read, as a file's are
 // not.
 func Validate(p *loop.RetryPolicy) error {
+	if p == nil {
+		// A route without a policy is a nil *RetryPolicy wherever one is
+		// optional; asked to validate one, it is no policy (it once
+		// panicked).
+		return &ConfigError{"policy", "no policy given (nil)"}
+	}
 	for _, f := range []struct {
 		field string
 		v     float64
