@@ -39,7 +39,11 @@ func (r *Result) Write(w io.Writer, all bool, repro Repro) {
 		return // not investigated (NoShrink)
 	}
 	fmt.Fprintf(w, "  listeners: %s\n", strings.Join(r.Listeners, ", "))
-	fmt.Fprintf(w, "  shrunk plan (%d lines, %d shrink runs):\n", len(r.Plan), r.ShrinkRuns)
+	if r.NotShrunk != "" {
+		fmt.Fprintf(w, "  plan as drawn (%d lines; not shrunk: %s):\n", len(r.Plan), r.NotShrunk)
+	} else {
+		fmt.Fprintf(w, "  shrunk plan (%d lines, %d shrink runs):\n", len(r.Plan), r.ShrinkRuns)
+	}
 	for _, l := range r.Plan {
 		fmt.Fprintf(w, "    %s\n", l)
 	}

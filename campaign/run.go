@@ -76,6 +76,10 @@ type Result struct {
 	// figures are the plan's, not the seed's).
 	Shrunk     *oracle.Violation `json:"shrunk,omitempty"`
 	ShrinkRuns int               `json:"shrinkRuns,omitempty"`
+	// NotShrunk says why the plan was kept as drawn: a block (every run
+	// of it waits out the watchdog), a nondeterminism or a panic (which a
+	// shrink could not tell from the plan's own).
+	NotShrunk string `json:"notShrunk,omitempty"`
 	Reproduce  string            `json:"reproduce,omitempty"`
 	GoTest     string            `json:"goTest,omitempty"`
 	Corpus     string            `json:"corpus,omitempty"`
@@ -365,7 +369,14 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 	}
 	res.Invariant = first.Invariant
 	shrunk := v.Scenario
-	if !blocked && first.Invariant != oracle.Nondeterminism && first.Invariant != oracle.SUTPanic {
+	switch {
+	case blocked:
+		res.NotShrunk = "a plug-in blocked outside virtual time: every run of the plan would wait out the watchdog"
+	case first.Invariant == oracle.Nondeterminism:
+		res.NotShrunk = "a nondeterminism: a smaller plan's runs could agree by chance"
+	case first.Invariant == oracle.SUTPanic:
+		res.NotShrunk = "a panic of the system under test, kept as it came"
+	default:
 		shrunk, res.ShrinkRuns = faults.Shrink(v.Scenario, first.Invariant, c.Sim)
 	}
 	res.scenario = shrunk
