@@ -119,8 +119,11 @@ func Merge(outputs []ShardOutput) (*Merged, error) {
 		}
 		if total.Campaign == "" {
 			total.Campaign, total.Start, total.Seeds, campaignFile = summary.Campaign, summary.Start, summary.Seeds, file
-		} else if summary.Campaign != total.Campaign || summary.Start != total.Start || summary.Seeds != total.Seeds {
-			return fail("%s: shard %s of another campaign (%s) than %s's (%s)", file, name, summary.Campaign, campaignFile, total.Campaign)
+		} else if field, this, that := campaignDiffers(summary, total); field != "" {
+			// Name the field that differs: two campaign lines that read
+			// the same (a start or a count set apart) said nothing.
+			return fail("%s: shard %s of another campaign than %s's: its %s is %s, %s's is %s", file, name, campaignFile,
+				field, this, campaignFile, that)
 		}
 		if err := sh.check(Shard{uint64(index), uint64(n)}); err != nil {
 			return fail("%s: shard %s: %v", file, name, err)
@@ -347,4 +350,18 @@ func splitShard(name string) (i, n int, err error) {
 		return 0, 0, fmt.Errorf("not i/n with 0 ≤ i < n")
 	}
 	return i, n, nil
+}
+
+// campaignDiffers names the first field by which a shard's summary is of
+// another campaign than the total's, with the two values ("" when none).
+func campaignDiffers(a, b ShardSummary) (field, this, that string) {
+	switch {
+	case a.Campaign != b.Campaign:
+		return "campaign", strconv.Quote(a.Campaign), strconv.Quote(b.Campaign)
+	case a.Start != b.Start:
+		return "start", strconv.Quote(a.Start), strconv.Quote(b.Start)
+	case a.Seeds != b.Seeds:
+		return "seeds", strconv.FormatUint(a.Seeds, 10), strconv.FormatUint(b.Seeds, 10)
+	}
+	return "", "", ""
 }
