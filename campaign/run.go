@@ -80,9 +80,9 @@ type Result struct {
 	// of it waits out the watchdog), a nondeterminism or a panic (which a
 	// shrink could not tell from the plan's own).
 	NotShrunk string `json:"notShrunk,omitempty"`
-	Reproduce  string            `json:"reproduce,omitempty"`
-	GoTest     string            `json:"goTest,omitempty"`
-	Corpus     string            `json:"corpus,omitempty"`
+	Reproduce string `json:"reproduce,omitempty"`
+	GoTest    string `json:"goTest,omitempty"`
+	Corpus    string `json:"corpus,omitempty"`
 	// CorpusNew says the entry was written by this seed; false when an
 	// earlier seed had shrunk to the same plan. CorpusErr is why the
 	// entry could not be written (Corpus is then empty).
