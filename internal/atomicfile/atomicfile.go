@@ -156,6 +156,12 @@ func Target(path string) (string, error) {
 	if !info.Mode().IsRegular() {
 		return refuse(fmt.Sprintf("exists and is not a regular file (%s): not replaced", inputfile.Kind(info.Mode())))
 	}
+	if err := syscall.Access(path, 2 /* W_OK */); errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EROFS) {
+		// A rename needs only the folder's permission, so a file its
+		// owner made read-only was replaced all the same; as '>' would,
+		// a file one may not write is refused (root may write any).
+		return refuse(fmt.Sprintf("exists and may not be written (mode %04o): not replaced", info.Mode().Perm()))
+	}
 	if link.Mode()&fs.ModeSymlink == 0 {
 		return path, nil
 	}
@@ -175,6 +181,11 @@ func Target(path string) (string, error) {
 func writeTemp(target string, write func(io.Writer) error) (name string, err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
 	if err != nil {
+		// Named by the file asked for: the temporary name is turnsim's.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return "", &fs.PathError{Op: "write", Path: target, Err: pe.Err}
+		}
 		return "", err
 	}
 	defer func() {

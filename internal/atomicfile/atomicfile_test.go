@@ -246,3 +246,38 @@ func TestAFileWrittenOverKeepsItsMode(t *testing.T) {
 		t.Errorf("a new file under umask 077: mode %v, want 0600", info.Mode().Perm())
 	}
 }
+
+// TestAReadOnlyFileIsNotReplaced: a file its owner made read-only is
+// refused, as '>' refuses it; a rename needs only the folder's
+// permission, and it once replaced the file. (Root may write any file,
+// and this test then skips: run it as another user.)
+func TestAReadOnlyFileIsNotReplaced(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("as root every file may be written")
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, []byte("kept"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(path, []byte("new"))
+	if err == nil || !strings.Contains(err.Error(), "may not be written (mode 0444): not replaced") {
+		t.Errorf("Write over a read-only file: %v, want it refused", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "kept" {
+		t.Errorf("the read-only file reads %q, want it kept", got)
+	}
+}
+
+// TestAnErrorNamesTheFileAskedFor: a write that fails before the rename
+// names the file asked for, not turnsim's temporary one.
+func TestAnErrorNamesTheFileAskedFor(t *testing.T) {
+	path := "/proc/self/turnsim-report.html" // /proc/self takes no new file, whoever asks
+	err := Write(path, []byte("x"))
+	if err == nil {
+		os.Remove(path)
+		t.Skip("/proc/self took a file")
+	}
+	if !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("Write(%s) = %v, want the error to name it and no temporary file", path, err)
+	}
+}
