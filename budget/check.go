@@ -108,7 +108,11 @@ func (c Config) Trace(seed uint64, path string) error {
 	} else {
 		s, opts = c.world(seed, c.turnOutages(seed))
 	}
-	return atomicfile.Write(path, faults.LogBytes(sim.RunWith(s, opts)))
+	res := sim.RunWith(s, opts)
+	if res.Refused != "" {
+		return &RefusedError{Seed: seed, Why: res.Refused}
+	}
+	return atomicfile.Write(path, faults.LogBytes(res))
 }
 
 // TraceTurn runs turn index of the run from seed first (Turn.Index) again
@@ -128,6 +132,9 @@ func (c Config) TraceTurn(first uint64, index int, path string) ([]oracle.Violat
 			return nil, fmt.Errorf("turn %d: turns are numbered from 0", index)
 		}
 		res, vs := faults.Check(c.world(first+uint64(index), c.turnOutages(first+uint64(index))))
+		if res.Refused != "" {
+			return nil, &RefusedError{Seed: first + uint64(index), Why: res.Refused}
+		}
 		return vs, atomicfile.Write(path, faults.LogBytes(res))
 	}
 	tl := newTimeline(c.Env, first)
@@ -136,6 +143,9 @@ func (c Config) TraceTurn(first uint64, index int, path string) ([]oracle.Violat
 	}
 	at := tl.arrivals[index]
 	res, vs := faults.Check(c.timedWorld(tl, at, first+uint64(index)))
+	if res.Refused != "" {
+		return nil, &RefusedError{Seed: first + uint64(index), Why: res.Refused}
+	}
 	// The turn's world starts at 0 ms; its log is placed where the turn
 	// ran, so that its times read as the report's (16:58:21 of the
 	// horizon's day). No payload holds a time, and whole milliseconds

@@ -204,9 +204,6 @@ func (c Config) turnOutages(seed uint64) []sim.Outage {
 // runTurn runs turn seed with these outages, checked by the oracle.
 func (c Config) runTurn(seed uint64, outages []sim.Outage) (Turn, *sim.Result) {
 	s, opts := c.world(seed, outages)
-	if planner, ok := c.System.(faults.Planner); ok {
-		s = planner.Plan(s) // the turn as that system enacts it
-	}
 	res, vs := faults.Check(s, opts)
 	t := Turn{Seed: seed, Attempts: len(res.Requests), Violations: vs, refused: res.Refused}
 	if res.Blocked != "" {
@@ -377,6 +374,9 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 			base = c.order()
 		}
 		s.ListenerOrder = sim.Order(base, c.Listeners, sim.Innermost)
+	}
+	if planner, ok := c.System.(faults.Planner); ok {
+		s = planner.Plan(s) // the turn as that system enacts it, measured and traced alike
 	}
 	return s, opts
 }

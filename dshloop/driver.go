@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/turnsim/turnsim/internal/atomicfile"
 )
@@ -67,6 +69,9 @@ type Driver struct {
 	out    *bufio.Reader
 	stderr *bytes.Buffer
 	next   int64
+	// broken: it answered out of step (not JSON, another plan's id), so
+	// every later answer would be a stale one; it is stopped, not reused.
+	broken bool
 }
 
 // Start starts a driver over the install.
@@ -87,6 +92,11 @@ func Start(i Install) (*Driver, error) {
 	}
 	cmd := exec.Command(i.Node(), path)
 	cmd.Dir = string(i)
+	// A group of its own: Ctrl-C at a terminal goes to simrun, which stops
+	// and closes the drivers itself, and not to them mid-plan (a driver
+	// killed under a running plan made the plan an internal error, where
+	// the run was only interrupted).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -177,9 +187,11 @@ func (d *Driver) Run(p *Plan) (*Output, error) {
 	}
 	var out Output
 	if err := json.Unmarshal(reply, &out); err != nil {
+		d.broken = true
 		return nil, fmt.Errorf("DSH's loop driver answered what is not JSON: %v", err)
 	}
 	if out.ID != p.ID {
+		d.broken = true
 		return nil, fmt.Errorf("DSH's loop driver answered plan %d for plan %d", out.ID, p.ID)
 	}
 	if out.Error != "" {
@@ -194,10 +206,24 @@ func (d *Driver) died(err error) error {
 	return fmt.Errorf("DSH's loop driver stopped (%v): %s", err, firstLines(d.stderr.String(), 20))
 }
 
-// Close stops the driver.
+// closeWait is how long a driver may take to finish after its input ends
+// before it is killed (a plan that never settles would hold it forever).
+const closeWait = 5 * time.Second
+
+// Close stops the driver: its input ends, and it exits after the plan it
+// is on; one that has not within closeWait is killed.
 func (d *Driver) Close() error {
 	d.stdin.Close()
-	return d.cmd.Wait()
+	done := make(chan error, 1)
+	go func() { done <- d.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(closeWait):
+		d.cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("DSH's loop driver did not stop within %v of its input's end: killed", closeWait)
+	}
 }
 
 func firstLines(s string, n int) string {
@@ -252,8 +278,12 @@ func (p *Pool) Run(plan *Plan) (*Output, error) {
 		return nil, err
 	}
 	out, err := d.Run(plan)
-	if err != nil && d.cmd.ProcessState != nil {
-		p.drop(d) // it died: the next run starts another
+	if err != nil && (d.cmd.ProcessState != nil || d.broken) {
+		p.drop(d) // it died, or answers out of step: the next run starts another
+		if d.broken {
+			d.cmd.Process.Kill()
+			d.cmd.Wait()
+		}
 		return nil, err
 	}
 	p.free <- d

@@ -164,6 +164,21 @@ const uncaught = (error) => {
 process.on('uncaughtException', uncaught)
 process.on('unhandledRejection', uncaught)
 
+// settles runs virtual time until the promise settles, for at most a
+// bounded number of steps, and says whether it did (a rejection counts:
+// what is wanted is that it is over).
+async function settles(promise, maxSteps = 10000) {
+  let done = false
+  Promise.resolve(promise).then(() => { done = true }, () => { done = true })
+  for (let i = 0; i < maxSteps && !done; i++) {
+    await hop()
+    if (done) break
+    if (clock.countTimers() === 0) { await hop(); break }
+    await clock.nextAsync()
+  }
+  return done
+}
+
 // runPlan runs one plan and returns its result.
 async function runPlan(plan) {
   idSeed = BigInt.asUintN(64, BigInt(plan.seed ?? 0))
@@ -560,8 +575,11 @@ async function runPlan(plan) {
   // through a file, which a plan has no use for).
   const jsonl = await JsonlSessionPersistence.prototype.encodeMaterialization.call(
     { packChunks: false, compression: 'none' }, agent.session.header, agent.session.events)
-  try { await disposeAgent() } catch {}
-  try { await fiber.dispose() } catch {}
+  // The agent and the plan's fiber are disposed in virtual time too, and
+  // within a bound: a loop that ignores its signal never goes idle, and
+  // its disposal must not hold the driver (and every plan after it).
+  if (!await settles(disposeAgent())) stopped ||= 'the agent did not go idle after its disposal at the end of the plan'
+  await settles(fiber.dispose())
   clock.reset()
   current = null
   return { id: plan.id, log: jsonl, facts, stopped, unfired }

@@ -17,10 +17,10 @@ import (
 
 // These tests run DSH's own loop packages, from the install that
 // scripts/dsh-loop.sh makes (.ci/run makes it before make test); without
-// it they skip, saying how to make it. TURNSIM_DSH_LOOP names another.
+// it they skip, saying how to make it. DSH_LOOP names another.
 func install(t *testing.T) Install {
 	t.Helper()
-	dir := os.Getenv("TURNSIM_DSH_LOOP")
+	dir := os.Getenv("DSH_LOOP")
 	if dir == "" {
 		dir = filepath.Join("..", DefaultInstall)
 	}

@@ -40,7 +40,11 @@ func explain(res *sim.Result, vs []oracle.Violation) ([]oracle.Violation, []stri
 			own = append(own, v)
 		}
 	}
-	rest, names := conformance.Explain(evidence(res), own)
+	var agreeBefore func(int) bool
+	if res.Model != nil {
+		agreeBefore = func(turn int) bool { return conformance.AgreeBefore(side(res), side(res.Model), turn) }
+	}
+	rest, names := conformance.Explain(evidence(res), own, agreeBefore)
 	if len(names) == 0 {
 		return vs, nil
 	}

@@ -90,8 +90,9 @@ var aimedPoints = []aimedPoint{
 	{session.TypeTurnStart, 0},         // a turn opening
 }
 
-// Aim adds to a seed's plan one or two inputs or world actions aimed at
-// DSH's choice points (aimedPoints), drawn from the seed's "points"
+// Aim adds to a seed's plan up to two inputs or world actions (and one
+// more at a summary, where the plan overflows with compaction installed)
+// aimed at DSH's choice points (aimedPoints), drawn from the seed's "points"
 // stream: a cancel (of any cause, keeping the inbox or not), a steer or a
 // followup (faults.Aimer). A seed without late inputs or cancels among its
 // kinds gets none of that kind.

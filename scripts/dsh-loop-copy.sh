@@ -10,11 +10,13 @@
 #
 # Then: simrun run --sut dsh --dsh-loop DIR (README, "Check your change to DSH").
 set -euo pipefail
-cd "$(dirname "$0")/.."
-install="${DSH_LOOP:-$PWD/.cache/dsh-loop}"
 [ $# -ge 1 ] || { echo "usage: scripts/dsh-loop-copy.sh DIR [PATCH...]" >&2; exit 2; }
-dir=$1
+# DIR, the patches and DSH_LOOP are read from where the script was run.
+dir=$(realpath -m "$1")
 shift
+patches=()
+for p in "$@"; do patches+=("$(realpath -m "$p")"); done
+install=$(realpath -m "${DSH_LOOP:-$(dirname "$0")/../.cache/dsh-loop}")
 if [ ! -f "$install/node_modules/@deepseek-ai/dsh-agent-loop/package.json" ]; then
 	echo "dsh-loop-copy: no install of DSH's loop packages in $install: run make dsh-loop first" >&2
 	exit 2
@@ -29,7 +31,7 @@ ln -s "$(cd "$install/tools" && pwd)" "$dir/tools"
 # pnpm links each package into node_modules/.pnpm, and patch will not walk
 # a link: each patch is applied inside the folder its package resolves to
 # (the patches name their files a/PKG/lib/..., one package per patch).
-for p in "$@"; do
+for p in "${patches[@]}"; do
 	[ -f "$p" ] || { echo "dsh-loop-copy: $p: no such patch" >&2; exit 2; }
 	pkg=$(sed -n 's|^--- a/\([^/]*\)/.*|\1|p' "$p" | sort -u)
 	if [ -z "$pkg" ] || [ "$(printf '%s\n' "$pkg" | wc -l)" -ne 1 ]; then

@@ -17,7 +17,13 @@ cd "$(dirname "$0")/.."
 
 NODE_VERSION=22.23.5     # DSH needs Node 22; the npm package ships the binary
 PNPM_VERSION=10.34.9     # the version the lockfile was written with
-install="${DSH_LOOP:-$PWD/.cache/dsh-loop}"
+# Absolute (a relative DSH_LOOP is read from the repository's root): the
+# install steps run inside it.
+install=$(realpath -m "${DSH_LOOP:-$PWD/.cache/dsh-loop}")
+# Ctrl-C stops the whole script, not only the step it is in (each simrun
+# exits 130 on its own, and the script would go on to the next).
+trap 'echo "dsh-loop: interrupted" >&2; exit 130' INT TERM
+stopped() { [ "$1" -eq 130 ] && { echo "dsh-loop: interrupted" >&2; exit 130; }; return 0; }
 mkdir -p "$install/tools"
 
 skip() {
@@ -59,8 +65,10 @@ go build -o "$install/simrun" ./cmd/simrun || exit 2
 start=$(date +%s)
 "$install/simrun" run --sut both --dsh-loop "$install" --seeds "${1:-2000}" -j "${JOBS:-2}"
 campaign=$?
+stopped "$campaign"
 "$install/simrun" scenario --quiet --sut dsh --dsh-loop "$install" --findings scenarios/conformance/findings/*.json
 findings=$?
+stopped "$findings"
 # Each patch is a bug in DSH's own code, named by the system that finds
 # it (its first line: "# NAME (found by --sut=SYSTEM): what it breaks");
 # the run on a patched copy must fail (exit 1), with a shrunk plan.
@@ -71,13 +79,14 @@ for p in dshloop/patches/*.patch; do
 	copy="$install/patched/$name"
 	rm -rf "$copy" "$copy.corpus"
 	mkdir -p "$install/patched"
-	bash scripts/dsh-loop-copy.sh "$copy" "$p" >/dev/null || { patches=2; continue; }
+	bash scripts/dsh-loop-copy.sh "$copy" "$p" >/dev/null || { patches=2; continue; } # a patch that no longer applies: exit 2
 	out="$install/patched/$name.out"
 	# Its failures are the patch's, not DSH's: kept beside the copy, never
 	# in the corpus a plain run replays.
 	"$install/simrun" run --sut "${sut:-dsh}" --dsh-loop "$copy" --seeds "${PATCH_SEEDS:-500}" -j "${JOBS:-2}" \
 		--corpus "$copy.corpus" >"$out" 2>&1
 	status=$?
+	stopped "$status"
 	found=$(grep -c '^seed 0x[0-9a-f]*: ' "$out")
 	first=$(grep -m 1 -o '^seed 0x[0-9a-f]*' "$out" | cut -d' ' -f2)
 	lines=$(grep -o 'shrunk plan ([0-9]* lines' "$out" | grep -o '[0-9]*' | sort -n | head -n 1)
@@ -85,7 +94,7 @@ for p in dshloop/patches/*.patch; do
 		echo "dsh-loop: patch $name: found by --sut $sut (first seed $first, $found violations, shortest shrunk plan $lines lines)"
 	else
 		echo "dsh-loop: patch $name: NOT FOUND by --sut $sut in ${PATCH_SEEDS:-500} seeds (exit $status; $out)"
-		patches=1
+		[ "$patches" -eq 0 ] && patches=1 # a patch not found fails; one that does not apply (2) stays the status
 	fi
 	rm -rf "$copy" "$copy.corpus"
 done

@@ -289,12 +289,17 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 		var blocked *budget.BlockedError
+		blockedStatus := -1
 		if errors.As(rp.err, &blocked) { // a listener of one's own
+			// Its report, of the turns before the block, is printed
+			// below, and the run stops there (it printed none, and under
+			// a signal nothing at all).
 			fmt.Fprintf(stderr, "simrun budget: policy %s: %v\n", strictjson.Printable(policies[i]), rp.err)
+			blockedStatus = exitViolation
 			if ctx.Err() != nil {
-				return exitInterrupted // a signal came while it blocked: not a finished run
+				blockedStatus = exitInterrupted // a signal came while it blocked: not a finished run
 			}
-			return exitViolation
+			rp.err = nil
 		}
 		var refused *budget.RefusedError
 		if errors.As(rp.err, &refused) { // the environment asks what --sut cannot enact
@@ -346,6 +351,10 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 				return line + fmt.Sprintf(" --seed %#x --runs 1 --trace turn.jsonl && simrun check --view turn.jsonl", t.Seed)
 			}
 			printBudget(stdout, policies[i], r, reproduce)
+		}
+		if blockedStatus >= 0 {
+			fmt.Fprintf(stderr, "simrun budget: stopped at the block after %d turns of policy %s; no --assert checked, no --html written\n", r.Turns, policies[i])
+			return blockedStatus
 		}
 		if r.Interrupted {
 			// A partial report holds up no bound, and says so.

@@ -411,3 +411,33 @@ func TestBudgetEscapesWhatItQuotes(t *testing.T) {
 		t.Errorf("the code is not shown escaped:\n%s", out)
 	}
 }
+
+// TestBudgetReportsTheTurnsBeforeABlock: a listener of one's own that
+// blocks outside virtual time stops the run at that turn; the report of
+// the turns before it is printed (it once printed none), and the exit
+// says a finding.
+func TestBudgetReportsTheTurnsBeforeABlock(t *testing.T) {
+	turns := 0
+	blocks := sim.Listener{Name: "blocks", MaxRetries: 1, Place: sim.Outermost, New: func(sim.Env) loop.RequestErrorListener {
+		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
+			turns++
+			if turns > 3 {
+				<-ev.Signal.Done() // a real wait: only the world could end it, and it waits for the listener
+			}
+			return next()
+		}
+	}}
+	plugged = []sim.Listener{blocks}
+	t.Cleanup(func() { plugged = nil })
+	t.Setenv("TURNSIM_BLOCKED_AFTER", "")
+	status, out, errOut := simrun("budget", "--policy", "default", "--fail", "SERVER/503=0.5", "--runs", "50", "-j", "1")
+	if status != exitViolation {
+		t.Fatalf("status %d, want 1 (a finding about the listener)\n%s%s", status, out, errOut)
+	}
+	if !strings.Contains(out, "policy default") || !strings.Contains(out, "turns") {
+		t.Errorf("no report of the turns before the block:\n%s", out)
+	}
+	if !strings.Contains(errOut, `listener "blocks" blocked outside virtual time`) || !strings.Contains(errOut, "stopped at the block after") {
+		t.Errorf("stderr does not say where the run stopped:\n%s", errOut)
+	}
+}

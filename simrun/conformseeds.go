@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -86,7 +87,7 @@ func (r *conformRunner) runSeeds(sr seedRun, stdout, stderr io.Writer) int {
 				printNotes(stdout, o.notes)
 			case c.Finding() && len(newViolations(c)) == 0:
 				// A recorded finding, reproduced: not a new failure.
-				_, names := conformance.Explain(evidence(c), c.DSHViolations)
+				_, names := conformance.Explain(evidence(c), c.DSHViolations, nil)
 				for _, name := range names {
 					recorded[name]++
 				}
@@ -120,9 +121,15 @@ func evidence(c *conformance.Comparison) conformance.Evidence {
 }
 
 // newViolations are the violations of DSH's log that no recorded finding
-// it shows accounts for.
+// it shows accounts for; a difference of the skeletons is one of them
+// unless the two sides agree on every turn before the finding's (a
+// finding must not hide a difference it did not cause).
 func newViolations(c *conformance.Comparison) []oracle.Violation {
-	rest, _ := conformance.Explain(evidence(c), c.DSHViolations)
+	vs := c.DSHViolations
+	if c.Diff != "" {
+		vs = append(slices.Clone(vs), oracle.Violation{Invariant: oracle.DiffersFromModel, Message: "the skeletons differ"})
+	}
+	rest, _ := conformance.Explain(evidence(c), vs, func(turn int) bool { return conformance.AgreeBefore(&c.DSH, &c.Model, turn) })
 	return rest
 }
 

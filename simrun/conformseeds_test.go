@@ -26,6 +26,8 @@ func TestConformanceSeedsTellRecordedFromNew(t *testing.T) {
 		{"the finding's own invariant, with its signature", &conformance.Comparison{DSHViolations: []oracle.Violation{open}, AgentErrors: refused}, nil},
 		{"a budget broken beside it is new", &conformance.Comparison{DSHViolations: []oracle.Violation{open, budget}, AgentErrors: refused}, []oracle.Violation{budget}},
 		{"without its signature, nothing is recorded", &conformance.Comparison{DSHViolations: []oracle.Violation{open}}, []oracle.Violation{open}},
+		{"a difference of the skeletons where no turn before the finding's agrees is new", &conformance.Comparison{DSHViolations: []oracle.Violation{open}, AgentErrors: refused, Diff: "- turn/end\n"},
+			[]oracle.Violation{{Invariant: oracle.DiffersFromModel, Message: "the skeletons differ"}}},
 	} {
 		if diff := cmp.Diff(tt.want, newViolations(tt.c)); diff != "" {
 			t.Errorf("%s: new violations (-want +got):\n%s", tt.why, diff)

@@ -198,6 +198,10 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		return exitInterrupted
 	case total.Violating > 0:
 		return exitViolation
+	case total.Plans > 0 && total.Refused == total.Plans:
+		// Nothing ran: no plan of the workload can be asked of it.
+		fmt.Fprintf(stderr, "simrun explore: --sut %s refused every plan: nothing was explored\n", sut)
+		return exitUsage
 	}
 	return exitClean
 }

@@ -93,6 +93,12 @@ func resolveTarget(seed string, sf seedFlags, files []string) (*target, error) {
 		if err := le.Entry.CheckPlugged(t.opts.Listeners); err != nil {
 			return nil, fmt.Errorf("%s: %v", files[0], err)
 		}
+		if sys := le.Entry.System; sys == "" && sf.sut != "" && sf.sut != "model" {
+			// An entry of the model's, asked of another system: it would
+			// replay on the model, as if --sut were not given.
+			return nil, fmt.Errorf("%s: an entry of the model's, given --sut %s: it replays where it failed (to run its seed on %s: --seed %s --sut %s)",
+				files[0], sf.sut, sf.sut, le.Entry.Seed, sf.sut)
+		}
 		if sys := le.Entry.System; sys != "" {
 			// The entry replays on the system that failed.
 			if sf.sut != "" && sf.sut != "model" && sf.sut != sys {

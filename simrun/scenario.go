@@ -62,7 +62,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object per scenario, then a JSON summary object")
 	quiet := fs.Bool("quiet", false, "leave out the timelines")
 	mutant := fs.String("mutant", "", "run against a mutant of the system under test (a mutant corpus entry's scenario)")
-	findings := fs.Bool("findings", false, "each scenario is a recorded finding about DSH (with --sut dsh or both): it must reproduce one")
+	findings := fs.Bool("findings", false, "each scenario FINDING.json is a recorded finding about DSH (with --sut dsh or both): it must reproduce that finding")
 	sf := seedFlags{jobs: 1}
 	registerSUT(fs, &sf.sut, &sf.dshLoop)
 	files, err := parseInterspersed(fs, args)
@@ -103,8 +103,10 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	written := map[string]string{} // a log written into the folder → its scenario file
 	for _, file := range files {
 		res := scenarioFile(file, *trace, intoFolder, files, written, *showView, !*asJSON && !*quiet, stdout, opts)
-		if *findings && res.Error == "" && len(res.Findings) == 0 {
-			res.Violations = append(res.Violations, oracle.Violation{Message: "no recorded finding about DSH reproduced: the finding is gone (fixed?) or has changed; look at it"})
+		// A finding's scenario is named by its finding (FINDING.json): that
+		// one must reproduce, not any other.
+		if want := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)); *findings && res.Error == "" && !slices.Contains(res.Findings, want) {
+			res.Violations = append(res.Violations, oracle.Violation{Message: fmt.Sprintf("the recorded finding %s did not reproduce (findings shown: %v): it is gone (fixed?) or has changed; look at it", want, res.Findings)})
 		}
 		nViolations += len(res.Violations)
 		if res.Error != "" {

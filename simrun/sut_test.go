@@ -14,7 +14,7 @@ import (
 // skip saying how to make it.
 func dshInstall(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("TURNSIM_DSH_LOOP")
+	dir := os.Getenv("DSH_LOOP")
 	if dir == "" {
 		dir = filepath.Join("..", dshloop.DefaultInstall)
 	}
