@@ -148,7 +148,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if system != nil {
 		mutantArg += " --sut " + sut
 		if dshLoop != dshloop.DefaultInstall {
-			mutantArg += " --dsh-loop " + dshLoop
+			mutantArg += " --dsh-loop " + shellWord(dshLoop)
 		}
 	}
 	e := explorer{w: stdout, json: *asJSON, out: *out, mutantArg: mutantArg}

@@ -347,3 +347,19 @@ func TestSUTIsRefusedWhereItCannotRun(t *testing.T) {
 		}
 	}
 }
+
+// TestShellWord: a reproduction line's paths stay one word each when
+// pasted into a shell.
+func TestShellWord(t *testing.T) {
+	for _, tt := range []struct{ why, in, want string }{
+		{"a plain path as it is", ".cache/dsh-loop", ".cache/dsh-loop"},
+		{"a folder with a space, quoted", "/tmp/my copy", "'/tmp/my copy'"},
+		{"a quote inside, escaped", "it's", `'it'\''s'`},
+		{"a dollar is not expanded", "$HOME/x", "'$HOME/x'"},
+		{"nothing is an empty word", "", "''"},
+	} {
+		if got := shellWord(tt.in); got != tt.want {
+			t.Errorf("%s: shellWord(%q) = %s, want %s", tt.why, tt.in, got, tt.want)
+		}
+	}
+}

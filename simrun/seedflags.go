@@ -158,7 +158,7 @@ func (f *seedFlags) inputs(files []string) []string {
 func (f *seedFlags) args() string {
 	s := ""
 	if f.policy != "" {
-		s += " --policy " + f.policy
+		s += " --policy " + shellWord(f.policy)
 	}
 	if f.faults != "" {
 		s += " --faults " + f.faults
@@ -172,7 +172,7 @@ func (f *seedFlags) args() string {
 	if f.sut != "" && f.sut != "model" {
 		s += " --sut " + f.sut
 		if f.dshLoop != dshloop.DefaultInstall {
-			s += " --dsh-loop " + f.dshLoop
+			s += " --dsh-loop " + shellWord(f.dshLoop)
 		}
 	}
 	return s
@@ -250,4 +250,16 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set
+}
+
+// shellWord is a path as one word of a shell line: as it is when it needs
+// no quoting, else single-quoted (a reproduction line with a folder of
+// spaces in it split into words when pasted).
+func shellWord(text string) string {
+	if text != "" && strings.IndexFunc(text, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,=@%", r))
+	}) < 0 {
+		return text
+	}
+	return "'" + strings.ReplaceAll(text, "'", `'\''`) + "'"
 }
