@@ -174,7 +174,7 @@ async function settles(promise, maxSteps = 10000) {
     await hop()
     if (done) break
     if (clock.countTimers() === 0) { await hop(); break }
-    await clock.nextAsync()
+    try { await clock.nextAsync() } catch (error) { uncaught(error) }
   }
   return done
 }
@@ -567,7 +567,15 @@ async function runPlan(plan) {
       stopped ||= `stalled at ${elapsedMs()} ms: nothing scheduled, and the agent is not idle`
       break
     }
-    await clock.nextAsync()
+    try {
+      await clock.nextAsync()
+    } catch (error) {
+      // A timer's callback of DSH's threw: uncaught, it would end a real
+      // process; here it is the plan's panic (sut-panic), and the plan
+      // stops there.
+      uncaught(error)
+      break
+    }
   }
   const unfired = placed.filter((p) => !p.done).map((p) => p.what)
 
@@ -585,15 +593,50 @@ async function runPlan(plan) {
   return { id: plan.id, log: jsonl, facts, stopped, unfired }
 }
 
-// The loop: one plan a line in, one result a line out.
+// Stack traces are not captured while plans run: cordis builds an Error
+// on every dispatch for the stack it would splice into a thrown one, and
+// capturing those traces was a fifth of a plan's time. DSH's logs are
+// the same bytes either way (nothing of a stack reaches a log; checked
+// seed by seed with --stack-trace-limit 0 and 10). A plan that panics,
+// or that the driver fails on, is run again with stacks, deterministic as
+// it is, so that what is reported says where.
+const STACKS = Error.stackTraceLimit
+Error.stackTraceLimit = 0
+async function runWithStacksOnFailure(plan) {
+  let result
+  try {
+    result = await runPlan(plan)
+    if (!result.facts.panic) return result
+  } catch {
+    // run again below, with stacks
+  }
+  Error.stackTraceLimit = STACKS
+  try {
+    const again = await runPlan(plan)
+    if (result) result.facts.panic = again.facts.panic || result.facts.panic
+    else result = again
+  } catch (error) {
+    result = { id: plan?.id, error: String(error?.stack ?? error) }
+  } finally {
+    Error.stackTraceLimit = 0
+  }
+  return result
+}
+
+// The loop: one plan a line in, one result a line out. The input ends
+// when simrun closes the driver (between plans) or is gone: either way no
+// one waits for a result, and the driver exits at once, even inside a
+// plan (one that never settles once kept an orphan busy after simrun
+// died).
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity })
+lines.on('close', () => process.exit(0))
 for await (const line of lines) {
   if (line.trim() === '') continue
   let plan
   let result
   try {
     plan = JSON.parse(line)
-    result = await runPlan(plan)
+    result = await runWithStacksOnFailure(plan)
   } catch (error) {
     result = { id: plan?.id, error: String(error?.stack ?? error) }
   }
