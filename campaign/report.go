@@ -61,7 +61,7 @@ func (r *Result) Write(w io.Writer, all bool, repro Repro) {
 		lines = append(lines, r.GoTest)
 	}
 	if r.Corpus != "" {
-		lines = append(lines, "simrun replay "+r.Corpus+" "+repro.PluggedNote())
+		lines = append(lines, "simrun replay "+r.Corpus+repro.EntryFlags+" "+repro.PluggedNote())
 	}
 	lines = append(lines, r.Reproduce+" "+repro.PluggedNote())
 	for i, l := range lines {

@@ -61,6 +61,10 @@ type Repro struct {
 	// (in a small main calling simrun.Main) to replay the seed: added ones
 	// and ones in a built-in's place, not a mutant's.
 	Plugged []string
+	// EntryFlags are the flags a corpus entry's replay needs beside the
+	// entry (which names its system): the install of DSH's loop that
+	// failed, when it is not the default one.
+	EntryFlags string
 }
 
 // Result is one seed's outcome, as simrun prints it and as --json writes
@@ -227,6 +231,9 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 			sum.addFinding(f)
 		}
 		if res.Exercised != nil {
+			if planner, ok := c.Sim.System.(faults.Planner); ok && sum.Coverage.Enactable == nil {
+				sum.Coverage.Enactable = planner.Kinds()
+			}
 			sum.Coverage.Add(*res.Exercised)
 		}
 		for len(sum.Calls) < len(res.Calls) { // an internal error's result has none

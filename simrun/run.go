@@ -112,7 +112,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 	c := campaign.Config{First: first, Count: count, Duration: *duration, Workers: *workers, Overrides: overrides, Sim: opts,
 		Mutant: sf.mutant, Corpus: *corpus, Sample: *sample, Stats: *stats, Shard: shard, Version: version,
-		Repro: campaign.Repro{SimrunFlags: sf.args(), Plugged: sf.pluggedNames()}}
+		Repro: campaign.Repro{SimrunFlags: sf.args(), Plugged: sf.pluggedNames(), EntryFlags: sf.entryFlags()}}
 	if sf.listeners == "" && len(c.Repro.Plugged) > 0 {
 		// The line names the listeners, so that a simrun without them
 		// refuses it rather than replaying another draw.

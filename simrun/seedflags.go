@@ -252,6 +252,15 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 	return set
 }
 
+// entryFlags are the flags a corpus entry's replay line repeats: the
+// entry names its system, but not which install of DSH's loop failed.
+func (f *seedFlags) entryFlags() string {
+	if f.sut != "" && f.sut != "model" && f.dshLoop != dshloop.DefaultInstall {
+		return " --dsh-loop " + shellWord(f.dshLoop)
+	}
+	return ""
+}
+
 // shellWord is a path as one word of a shell line: as it is when it needs
 // no quoting, else single-quoted (a reproduction line with a folder of
 // spaces in it split into words when pasted).
