@@ -120,6 +120,9 @@ func (f *seedFlags) resolve() (faults.Overrides, sim.Options, error) {
 		case len(sim.Added(opts.Listeners)) > 0 || len(opts.Listeners) > 0:
 			return o, opts, fmt.Errorf("--sut %s: listeners of one's own (%s) are Go code, which runs in the model only", f.sut, namesOr(opts.Listeners, "none"))
 		}
+		if f.faults == "all" {
+			o.Kinds = dshloop.Kinds() // every kind it can enact
+		}
 		if o.Kinds != nil {
 			can := dshloop.Kinds()
 			for _, k := range o.Kinds {

@@ -51,3 +51,17 @@ func TestReplayOnDSHIsByteIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultsAllOnDSHIsWhatItCanEnact: --faults all with --sut dsh is
+// every kind DSH's loop can enact (it was refused for the kinds it
+// cannot), and a kind it cannot is still refused by name.
+func TestFaultsAllOnDSHIsWhatItCanEnact(t *testing.T) {
+	dir := dshInstall(t)
+	if status, out, errOut := simrun("run", "--sut", "dsh", "--dsh-loop", dir, "--faults", "all", "--seeds", "5"); status != exitClean {
+		t.Errorf("--faults all --sut dsh: status %d, want 0\n%s%s", status, out, errOut)
+	}
+	if status, _, errOut := simrun("run", "--sut", "dsh", "--dsh-loop", dir, "--faults", "listener-throw", "--seeds", "5"); status != exitUsage ||
+		!strings.Contains(errOut, "--faults: listener-throw cannot be enacted on DSH's loop") {
+		t.Errorf("--faults listener-throw --sut dsh: status %d, want 2 naming the kind\n%s", status, errOut)
+	}
+}
