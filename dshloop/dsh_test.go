@@ -1,7 +1,6 @@
 package dshloop
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,13 +19,9 @@ import (
 // it they skip, saying how to make it. DSH_LOOP names another.
 func install(t *testing.T) Install {
 	t.Helper()
-	dir := os.Getenv("DSH_LOOP")
-	if dir == "" {
-		dir = filepath.Join("..", DefaultInstall)
-	}
-	i := Install(dir)
-	if err := i.Check(); err != nil {
-		t.Skipf("no install of DSH's loop packages (%v): make it with scripts/dsh-loop.sh --install-only", err)
+	i, err := Found("..")
+	if err != nil {
+		t.Skip(err)
 	}
 	return i
 }

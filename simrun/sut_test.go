@@ -14,14 +14,11 @@ import (
 // skip saying how to make it.
 func dshInstall(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("DSH_LOOP")
-	if dir == "" {
-		dir = filepath.Join("..", dshloop.DefaultInstall)
+	i, err := dshloop.Found("..")
+	if err != nil {
+		t.Skip(err)
 	}
-	if err := dshloop.Install(dir).Check(); err != nil {
-		t.Skipf("no install of DSH's loop packages (%v): make it with scripts/dsh-loop.sh --install-only", err)
-	}
-	return dir
+	return string(i)
 }
 
 // TestReplayOnDSHIsByteIdentical: a seed replayed on DSH's loop writes
