@@ -365,13 +365,6 @@ func setting(flagValue, flagName, env string) (value, from string) {
 	return os.Getenv(env), env
 }
 
-func errOr(err error, msg string) error {
-	if err != nil {
-		return err
-	}
-	return errors.New(msg)
-}
-
 func durationFlag(d time.Duration) string {
 	if d == 0 {
 		return ""

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/turnsim/turnsim/conformance"
+	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -15,27 +16,31 @@ const (
 	SystemBoth = "both"
 )
 
-// System is DSH's own loop as a system under test (sim.System): each
-// scenario is a plan run by one of the pool's drivers.
-type System struct{ Pool *Pool }
-
-func (System) Name() string { return SystemDSH }
-
+// enactment is what DSH's loop can be asked, shared by System and Both:
 // Kinds, Points and Plan make a seed's draw one DSH's composition can
-// enact (faults.Planner).
-func (System) Kinds() []string                    { return Kinds() }
-func (System) Points() []string                   { return Points() }
-func (System) Plan(s *sim.Scenario) *sim.Scenario { return InProcess(s) }
+// enact (faults.Planner), Aim adds actions aimed at DSH's choice points
+// (faults.Aimer), Explain sets apart what a recorded finding explains
+// (faults.Explainer).
+type enactment struct{}
 
-// Aim adds actions aimed at DSH's choice points (faults.Aimer).
-func (System) Aim(seed uint64, kinds []string, s *sim.Scenario) *sim.Scenario {
+func (enactment) Kinds() []string                    { return Kinds() }
+func (enactment) Points() []string                   { return Points() }
+func (enactment) Plan(s *sim.Scenario) *sim.Scenario { return InProcess(s) }
+func (enactment) Aim(seed uint64, kinds []string, s *sim.Scenario) *sim.Scenario {
 	return Aim(seed, s, kinds)
 }
-
-// Explain sets apart what a recorded finding explains (faults.Explainer).
-func (System) Explain(res *sim.Result, vs []oracle.Violation) ([]oracle.Violation, []string) {
+func (enactment) Explain(res *sim.Result, vs []oracle.Violation) ([]oracle.Violation, []string) {
 	return explain(res, vs)
 }
+
+// System is DSH's own loop as a system under test (sim.System): each
+// scenario is a plan run by one of the pool's drivers.
+type System struct {
+	enactment
+	Pool *Pool
+}
+
+func (System) Name() string { return SystemDSH }
 
 // Run runs the scenario on DSH's loop. A scenario DSH's composition
 // cannot be asked for, or a variant of turnsim's model (a mutant of the
@@ -69,19 +74,12 @@ func (d System) run(s *sim.Scenario, opts sim.Options) (*sim.Result, *Output) {
 // Both runs a scenario on DSH's loop and on the model, and compares
 // their recovery skeletons (conformance.Skeleton): the result is DSH's,
 // with the model's beside it and the lines that differ.
-type Both struct{ DSH System }
+type Both struct {
+	enactment
+	DSH System
+}
 
 func (Both) Name() string { return SystemBoth }
-
-func (Both) Kinds() []string                    { return Kinds() }
-func (Both) Points() []string                   { return Points() }
-func (Both) Plan(s *sim.Scenario) *sim.Scenario { return InProcess(s) }
-func (Both) Aim(seed uint64, kinds []string, s *sim.Scenario) *sim.Scenario {
-	return Aim(seed, s, kinds)
-}
-func (Both) Explain(res *sim.Result, vs []oracle.Violation) ([]oracle.Violation, []string) {
-	return explain(res, vs)
-}
 
 func (b Both) Run(s *sim.Scenario, opts sim.Options) *sim.Result {
 	res, _ := b.DSH.run(s, opts)
@@ -109,4 +107,19 @@ func side(r *sim.Result) *conformance.Side {
 		s.Requests = append(s.Requests, conformance.ModelRequestTags(r.Events, q.Messages))
 	}
 	return s
+}
+
+// Both systems are planners, aimers and explainers: a campaign on either
+// draws only what DSH can enact, aims at its choice points, and sets its
+// recorded findings apart.
+var (
+	_ dshSystem = System{}
+	_ dshSystem = Both{}
+)
+
+type dshSystem interface {
+	sim.System
+	faults.Planner
+	faults.Aimer
+	faults.Explainer
 }
