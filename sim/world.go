@@ -82,7 +82,7 @@ type Result struct {
 // scenario and returns the run as the model's world does, its log and the
 // facts the oracle needs; the engine (draw, check, shrink, corpus, report)
 // does not know which ran. A scenario it cannot enact is a Result with
-// Stopped saying which field, never a silently different run.
+// Refused saying which field, never a silently different run.
 type System interface {
 	Name() string
 	Run(s *Scenario, opts Options) *Result
@@ -384,12 +384,18 @@ func (w *World) land(due []func()) {
 	}
 	w.landing = append(w.landing, due)
 	k := len(w.landing) - 1
+	w.drain(k)
+	w.landing = w.landing[:k]
+}
+
+// drain applies frame k's actions in order, each taken off before it runs
+// (an action may yield, which drains what is left).
+func (w *World) drain(k int) {
 	for len(w.landing[k]) > 0 {
 		next := w.landing[k][0]
 		w.landing[k] = w.landing[k][1:]
 		next()
 	}
-	w.landing = w.landing[:k]
 }
 
 // yield is an await of the loop's (SPEC 2.3: the system prompt's
@@ -400,11 +406,7 @@ func (w *World) land(due []func()) {
 // the driver runs on, so it lands at that await (found by --sut both).
 func (w *World) yield() {
 	for k := len(w.landing) - 1; k >= 0 && k < len(w.landing); k-- {
-		for len(w.landing[k]) > 0 {
-			next := w.landing[k][0]
-			w.landing[k] = w.landing[k][1:]
-			next()
-		}
+		w.drain(k)
 	}
 }
 
