@@ -34,6 +34,14 @@ type migrator struct {
 	// lastChain is the id of the latest chain per (turn, step), for
 	// legacy llm/retry-started events without an id.
 	lastChain map[[2]int]string
+	// op is the surfaceOp of the event being migrated.
+	op *SurfaceOp
+}
+
+// legacyMessageID is the id the edge gives a message record written
+// before messages had ids.
+func (m *migrator) legacyMessageID(seq int64) json.RawMessage {
+	return mustMarshal(fmt.Sprintf("legacy-message:%s:%d", m.sessionID, seq))
 }
 
 func newMigrator(sessionID string) *migrator {
@@ -42,7 +50,7 @@ func newMigrator(sessionID string) *migrator {
 
 // migrate returns the v1 type and data of a v0 event at seq, and whether a
 // retired shape was rewritten.
-func (m *migrator) migrate(typ string, data json.RawMessage, seq int64) (string, json.RawMessage, bool, error) {
+func (m *migrator) migrate(typ string, data json.RawMessage, seq int64, op *SurfaceOp) (string, json.RawMessage, bool, error) {
 	if why, ok := refusedV0Types[typ]; ok {
 		return "", nil, false, fmt.Errorf("%s", why)
 	}
@@ -63,6 +71,7 @@ func (m *migrator) migrate(typ string, data json.RawMessage, seq int64) (string,
 	if err != nil {
 		return "", nil, false, fmt.Errorf("%s data: %v", typ, err)
 	}
+	m.op = op
 	fields, changed, err := edit(m, fields, seq)
 	if err != nil || !changed {
 		return typ, data, renamed, err
@@ -88,11 +97,12 @@ var v0Edits = map[string]v0Edit{
 			f, changed = withField(f, "role", json.RawMessage(`"user"`)), true
 		}
 		if field(f, "id") == nil {
-			f, changed = withField(f, "id", mustMarshal(fmt.Sprintf("legacy-message:%s:%d", m.sessionID, seq))), true
+			f, changed = withField(f, "id", m.legacyMessageID(seq)), true
 		}
 		return f, changed, nil
 	},
 	TypeAssistantMessage: migrateAssistantMessage,
+	TypeToolResult:       migrateToolResult,
 	TypeLLMRetry:         migrateRetry,
 	TypeLLMRetryStarted:  migrateRetryStarted,
 }
@@ -179,8 +189,10 @@ func legacyFailure(rf []Field) (LlmFailure, error) {
 }
 
 // migrateAssistantMessage wraps the retired {content, provenance} shape into
-// message {role, content, source}.
-func migrateAssistantMessage(_ *migrator, f []Field, _ int64) ([]Field, bool, error) {
+// message {id, role, content, source}, the id legacy-message:<sessionId>:
+// <seq> (as DSH 0.1.0-rc.8's session persistence does: a message has an
+// id, which its Web view keys the message by).
+func migrateAssistantMessage(m *migrator, f []Field, seq int64) ([]Field, bool, error) {
 	content := field(f, "content")
 	if field(f, "message") != nil || content == nil {
 		return f, false, nil
@@ -193,10 +205,11 @@ func migrateAssistantMessage(_ *migrator, f []Field, _ int64) ([]Field, bool, er
 		src.Kind = "model"
 	}
 	msg, err := marshal(struct {
+		ID      json.RawMessage `json:"id"`
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 		Source  Source          `json:"source"`
-	}{"assistant", content, src})
+	}{m.legacyMessageID(seq), "assistant", content, src})
 	if err != nil {
 		return nil, false, err
 	}
@@ -211,6 +224,45 @@ func migrateAssistantMessage(_ *migrator, f []Field, _ int64) ([]Field, bool, er
 		}
 	}
 	return out, true, nil
+}
+
+// migrateToolResult wraps the retired {callId, content, isError} shape
+// into message {id, role: "user", content: [its tool-result], source:
+// {kind: "tool", callId}}, as DSH 0.1.0-rc.8's session persistence does
+// (migrateLegacyMessageEvent). A result that replaces a range takes the id
+// of the message at its start, which the edge gave a legacy id too (DSH
+// looks the id up; a log whose replaced message had an id of its own is
+// not a v0 log of this shape).
+func migrateToolResult(m *migrator, f []Field, seq int64) ([]Field, bool, error) {
+	callID, content, isError := field(f, "callId"), field(f, "content"), field(f, "isError")
+	if field(f, "message") != nil || callID == nil || content == nil || isError == nil {
+		return f, false, nil
+	}
+	id := m.legacyMessageID(seq)
+	if m.op != nil && m.op.Op == SurfaceReplace {
+		id = m.legacyMessageID(m.op.Start)
+	}
+	part, err := encodeObject([]Field{{"type", json.RawMessage(`"tool-result"`)}, {"toolCallId", callID}, {"content", content}, {"isError", isError}})
+	if err != nil {
+		return nil, false, err
+	}
+	source, err := encodeObject([]Field{{"kind", json.RawMessage(`"tool"`)}, {"callId", callID}})
+	if err != nil {
+		return nil, false, err
+	}
+	msg, err := encodeObject([]Field{{"id", id}, {"role", json.RawMessage(`"user"`)}, {"content", json.RawMessage("[" + string(part) + "]")}, {"source", source}})
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]Field, 0, len(f))
+	for _, x := range f {
+		switch x.Key {
+		case "callId", "content", "isError":
+		default:
+			out = append(out, x)
+		}
+	}
+	return append(out, Field{"message", msg}), true, nil
 }
 
 // migrateRetry gives a legacy llm/retry the deterministic id of its chain:

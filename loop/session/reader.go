@@ -454,7 +454,7 @@ func (r *Reader) decodeLine(line []byte) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.decodeEvent(typ, env.Data, seq)
+	e, err := r.decodeEvent(typ, env.Data, seq, env.SurfaceOp)
 	if err != nil {
 		return nil, err
 	}
@@ -560,12 +560,12 @@ func (r *Reader) decodePacked(typ string, env *envelope) ([]Event, error) {
 }
 
 // decodeEvent applies the v0→v1 edge and decodes the payload.
-func (r *Reader) decodeEvent(typ string, data json.RawMessage, seq int64) (Event, error) {
+func (r *Reader) decodeEvent(typ string, data json.RawMessage, seq int64, op *SurfaceOp) (Event, error) {
 	data = append(json.RawMessage(nil), data...) // the line buffer is reused
 	legacy := false
 	if r.migrator != nil {
 		var err error
-		if typ, data, legacy, err = r.migrator.migrate(typ, data, seq); err != nil {
+		if typ, data, legacy, err = r.migrator.migrate(typ, data, seq, op); err != nil {
 			return Event{}, err
 		}
 	}

@@ -1,6 +1,11 @@
 package view
 
-import "github.com/turnsim/turnsim/loop/session"
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/turnsim/turnsim/loop/session"
+)
 
 // chain is a model-retry context under construction.
 type chain struct {
@@ -29,21 +34,27 @@ func Derive(events []session.Event) Nodes {
 // except a chain's view state, which its step's or turn's end settles.
 type Deriver struct {
 	turnErrors []TurnError
-	lastStep   map[int]int // turn → the step it was last located at
-	chains     []*chain
-	byID       map[string]*chain
+	// steps holds, per turn, the steps its events locate it at, in the
+	// order each first appears. DSH's turn-error node reads the last of
+	// them (the turn in its Location timeline lists its steps by their
+	// first event): a copy of an older step's tool result that compaction
+	// appends after a newer step began makes the older step the last one
+	// in a window that begins after the older step's own events.
+	steps  map[int][]int
+	chains []*chain
+	byID   map[string]*chain
 }
 
 // NewDeriver is a Deriver that has seen no event.
 func NewDeriver() *Deriver {
-	return &Deriver{lastStep: map[int]int{}, byID: map[string]*chain{}}
+	return &Deriver{steps: map[int][]int{}, byID: map[string]*chain{}}
 }
 
 // Add derives what one event adds, and returns the turn-error node it
 // makes, if any.
 func (d *Deriver) Add(e *session.Event) *TurnError {
-	if turn, step, ok := location(e.Data); ok {
-		d.lastStep[turn] = step
+	if turn, step, ok := location(e.Data); ok && !slices.Contains(d.steps[turn], step) {
+		d.steps[turn] = append(d.steps[turn], step)
 	}
 	switch p := e.Data.(type) {
 	case *session.StepEnd:
@@ -53,7 +64,7 @@ func (d *Deriver) Add(e *session.Event) *TurnError {
 		if p.Reason.Kind == session.EndError && p.Reason.Error != nil {
 			f := p.Reason.Error
 			d.turnErrors = append(d.turnErrors, TurnError{
-				Seq: e.Seq, Time: e.Time, Turn: p.Turn, Step: d.lastStep[p.Turn],
+				Seq: e.Seq, Time: e.Time, Turn: p.Turn, Step: d.lastStep(p.Turn),
 				Message: DisplayFailureMessage(f), Code: f.Code,
 			})
 			return &d.turnErrors[len(d.turnErrors)-1]
@@ -84,6 +95,14 @@ func (d *Deriver) Add(e *session.Event) *TurnError {
 	return nil
 }
 
+// lastStep is the step of the turn that appeared last, or 0.
+func (d *Deriver) lastStep(turn int) int {
+	if steps := d.steps[turn]; len(steps) > 0 {
+		return steps[len(steps)-1]
+	}
+	return 0
+}
+
 func (d *Deriver) closeChains(match func(turnStep) bool) {
 	for _, c := range d.chains {
 		if !c.closed && match(turnStep{c.node.Turn, c.node.Step}) {
@@ -100,7 +119,7 @@ func (d *Deriver) Reset() {
 	d.turnErrors = d.turnErrors[:0]
 	clear(d.chains)
 	d.chains = d.chains[:0]
-	clear(d.lastStep)
+	clear(d.steps)
 	clear(d.byID)
 }
 
@@ -108,8 +127,17 @@ func (d *Deriver) Reset() {
 // one before Settle).
 func (d *Deriver) HasChain(retryID string) bool { return d.byID[retryID] != nil }
 
-// Nodes are the nodes of the events added so far.
+// Nodes are the nodes of the events added so far. A turn-error node's
+// step is settled here: DSH reads the turn's steps in all the events it
+// has, and an event after the turn's end can name the turn (compaction's
+// pruned copy of an old step's tool result, appended in a later turn),
+// which makes that step the turn's last in a window without the step's
+// own events. (Add returns the node with the step known at the turn's
+// end.)
 func (d *Deriver) Nodes() Nodes {
+	for i := range d.turnErrors {
+		d.turnErrors[i].Step = d.lastStep(d.turnErrors[i].Turn)
+	}
 	nodes := Nodes{TurnErrors: d.turnErrors[:len(d.turnErrors):len(d.turnErrors)]}
 	for _, c := range d.chains {
 		node := c.node
@@ -137,12 +165,20 @@ func (d *Deriver) Settle(endedTurn int) {
 	}
 	clear(d.chains[len(open):])
 	d.chains = open
-	delete(d.lastStep, endedTurn)
+	delete(d.steps, endedTurn)
 }
 
-// location is the turn and step an event names, if it names both.
+// location is the turn and step an event names, if it names both, as
+// DSH's Location index reads them: the data's own turn and step, of any
+// event type (a plugin's event that names them too).
 func location(p session.Payload) (turn, step int, ok bool) {
 	switch p := p.(type) {
+	case *session.Opaque:
+		var at struct{ Turn, Step *int }
+		if json.Unmarshal(p.Data, &at) != nil || at.Turn == nil || at.Step == nil || *at.Turn < 0 || *at.Step < 0 {
+			return 0, 0, false
+		}
+		return *at.Turn, *at.Step, true
 	case *session.StepStart:
 		return p.Turn, p.Step, true
 	case *session.StepEnd:

@@ -8,8 +8,8 @@ import (
 )
 
 // TurnError is the node of a turn that ended with an error. Seq and Time
-// are the turn/end's; Step is the last step the turn was located at within
-// the events given, or 0.
+// are the turn/end's; Step is the step of the turn that first appears
+// last within the events given (as DSH reads it: see Deriver), or 0.
 type TurnError struct {
 	Seq     int64  `json:"seq"`
 	Time    int64  `json:"time"`

@@ -264,3 +264,63 @@ func TestHiddenByRetry(t *testing.T) {
 		}
 	}
 }
+
+// TestTurnErrorStepIsTheStepThatAppearedLast: a turn-error node's step is
+// the turn's step that first appears last in the events given, as DSH's
+// Location timeline orders them: in a tail window that begins in step 2
+// after compaction re-appended step 1's pruned tool result, that is step 1
+// (DSH 0.1.0-rc.8's turn-error Definition reads steps.at(-1)); in the
+// whole log, step 2.
+func TestTurnErrorStepIsTheStepThatAppearedLast(t *testing.T) {
+	failure := &session.LlmFailure{Message: "maximum context length exceeded", Code: "CONTEXT_WINDOW_EXCEEDED"}
+	events := eventsOf(
+		&session.TurnStart{Turn: 1},
+		&session.StepStart{Turn: 1, Step: 1},
+		&session.ToolResult{Turn: 1, Step: 1},
+		&session.StepEnd{Turn: 1, Step: 1},
+		&session.StepStart{Turn: 1, Step: 2},
+		&session.ToolResult{Turn: 1, Step: 1}, // the pruned copy
+		&session.StepEnd{Turn: 1, Step: 2},
+		&session.TurnEnd{Turn: 1, Reason: session.TurnEndReason{Kind: session.EndError, Error: failure}})
+	for _, tt := range []struct {
+		from, step int
+	}{{0, 2}, {4, 1}, {5, 2}, {6, 2}, {7, 0}} {
+		if got := view.Derive(events[tt.from:]).TurnErrors; len(got) != 1 || got[0].Step != tt.step {
+			t.Errorf("the window from seq %d: %+v, want step %d", tt.from, got, tt.step)
+		}
+	}
+}
+
+// TestTurnErrorStepReadsLaterEvents: an event after the turn's end that
+// names the turn (compaction's pruned copy of an old step's tool result,
+// appended in a later turn) is among the turn's steps as DSH reads them:
+// in a window that begins after that step's own events, it is the step
+// the node reads (seed 0x256c of --sut both --dsh-view).
+func TestTurnErrorStepReadsLaterEvents(t *testing.T) {
+	failure := &session.LlmFailure{Message: "invalid request", Code: "INVALID_REQUEST"}
+	events := eventsOf(
+		&session.TurnStart{Turn: 1},
+		&session.StepStart{Turn: 1, Step: 1},
+		&session.ToolResult{Turn: 1, Step: 1},
+		&session.StepEnd{Turn: 1, Step: 1},
+		&session.StepStart{Turn: 1, Step: 2}, // 4
+		&session.StepEnd{Turn: 1, Step: 2},
+		&session.TurnEnd{Turn: 1, Reason: session.TurnEndReason{Kind: session.EndError, Error: failure}},
+		&session.TurnStart{Turn: 2},
+		&session.StepStart{Turn: 2, Step: 1},
+		&session.ToolResult{Turn: 1, Step: 1}) // the pruned copy, in turn 2
+	for _, tt := range []struct{ from, to, step int }{{0, 10, 2}, {4, 10, 1}, {4, 7, 2}} {
+		if got := view.Derive(events[tt.from:tt.to]).TurnErrors; len(got) != 1 || got[0].Step != tt.step {
+			t.Errorf("events %d to %d: %+v, want step %d", tt.from, tt.to, got, tt.step)
+		}
+	}
+}
+
+// eventsOf is a log of these payloads, seq from 0.
+func eventsOf(payloads ...session.Payload) []session.Event {
+	events := make([]session.Event, len(payloads))
+	for i, p := range payloads {
+		events[i] = session.Event{Seq: int64(i), Data: p}
+	}
+	return events
+}
