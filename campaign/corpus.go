@@ -27,9 +27,10 @@ type CorpusResult struct {
 func ReplayCorpus(dir, mutant string, opts sim.Options, report func(CorpusResult)) (bad, violations int) {
 	for _, le := range faults.LoadCorpus(dir) {
 		r := CorpusResult{Path: le.Path, Entry: le.Entry, Scenario: le.Scenario, Err: le.Err}
-		if r.Err == nil && (le.Entry.Mutant != mutant || le.Entry.System != opts.SystemName()) {
+		if r.Err == nil && (le.Entry.Mutant != mutant || le.Entry.System != opts.SystemName() || le.Entry.View != opts.ViewName()) {
 			// Another mutant's entry, a mutant's entry under the correct
-			// loop, or another system's: skipped.
+			// loop, another system's, or one of a run with another view's
+			// code beside: skipped.
 			report(r)
 			continue
 		}

@@ -52,7 +52,10 @@ type ShardSummary struct {
 	// Blocked names the plug-in that blocked outside virtual time and
 	// stopped the run short of its seeds (Summary.Blocked).
 	Blocked string `json:"blocked,omitempty"`
-	Shard   string `json:"shard,omitempty"`
+	// ViewFindings count DSH's view code's recorded findings by class
+	// (--dsh-view).
+	ViewFindings []ViewFindingCount `json:"viewFindings,omitempty"`
+	Shard        string             `json:"shard,omitempty"`
 	// Campaign names the run the shard belongs to (its first seed, its
 	// count or duration, its flags, turnsim's version); Start and Seeds
 	// are its first seed and count as numbers (Seeds 0 under a duration),
@@ -145,6 +148,7 @@ func Merge(outputs []ShardOutput) (*Merged, error) {
 		total.CorpusNotWritten += summary.CorpusNotWritten
 		total.Interrupted = total.Interrupted || summary.Interrupted
 		total.Blocked = cmp.Or(total.Blocked, summary.Blocked)
+		total.ViewFindings = mergeViewFindings(total.ViewFindings, summary.ViewFindings)
 	}
 	if withStats > 0 && withStats != len(outputs) {
 		return fail("%d of %d shards were run with --stats: run all of them with it, or none", withStats, len(outputs))
@@ -364,4 +368,25 @@ func campaignDiffers(a, b ShardSummary) (field, this, that string) {
 		return "seeds", strconv.FormatUint(a.Seeds, 10), strconv.FormatUint(b.Seeds, 10)
 	}
 	return "", "", ""
+}
+
+// mergeViewFindings adds a shard's counts of view findings to the total:
+// by class, in class order, the first seed the lowest of the shards'.
+func mergeViewFindings(total, shard []ViewFindingCount) []ViewFindingCount {
+	for _, f := range shard {
+		i, found := slices.BinarySearchFunc(total, f.Class, func(c ViewFindingCount, n string) int { return strings.Compare(c.Class, n) })
+		if !found {
+			total = slices.Insert(total, i, f)
+			continue
+		}
+		t := &total[i]
+		t.Seeds += f.Seeds
+		t.Turns += f.Turns
+		if a, errA := ParseSeed(f.First); errA == nil {
+			if b, errB := ParseSeed(t.First); errB != nil || a < b {
+				t.First, t.Example, t.Reproduce = f.First, f.Example, f.Reproduce
+			}
+		}
+	}
+	return total
 }

@@ -102,6 +102,10 @@ type Result struct {
 	// Findings name the recorded findings about the system under test
 	// that the run reproduced: reported apart, never a violation.
 	Findings []string `json:"findings,omitempty"`
+	// ViewFindings are the recorded findings about DSH's view code that
+	// the run's logs show (--dsh-view), each with its class: counted by
+	// class apart, never a violation.
+	ViewFindings []oracle.Finding `json:"viewFindings,omitempty"`
 	// Blocked names the plug-in that blocked outside virtual time in this
 	// run (sim.Result.Blocked): the campaign stops after it, since every
 	// run that reaches it would wait out the watchdog again.
@@ -137,15 +141,63 @@ type Summary struct {
 	Calls, Retries []int
 	// Findings count the seeds that reproduced each recorded finding
 	// about the system under test, by name, in name order.
-	Findings    []FindingCount
-	Elapsed     time.Duration
-	Interrupted bool
+	Findings []FindingCount
+	// ViewFindings count the recorded findings about DSH's view code by
+	// class (--dsh-view), in class order.
+	ViewFindings []ViewFindingCount
+	Elapsed      time.Duration
+	Interrupted  bool
 }
 
 // FindingCount is how many seeds reproduced a recorded finding.
 type FindingCount struct {
 	Name  string `json:"name"`
 	Seeds int    `json:"seeds"`
+}
+
+// ViewFindingCount is how often the logs of a campaign showed one class
+// of recorded finding about DSH's view code: in how many seeds, and in
+// how many turns of the logs derived (beside DSH's loop, a turn of its
+// log and the same turn of the model's are two), and the first seed that
+// showed it, with what it showed and the line that reproduces it.
+type ViewFindingCount struct {
+	Class     string    `json:"class"`
+	Invariant oracle.ID `json:"invariant"`
+	Seeds     int       `json:"seeds"`
+	Turns     int       `json:"turns"`
+	First     string    `json:"first"`
+	Example   string    `json:"example"`
+	Reproduce string    `json:"reproduce"`
+}
+
+// addViewFindings counts a seed's view findings by class.
+func (s *Summary) addViewFindings(res *Result, repro Repro) {
+	var seen []string
+	for _, f := range res.ViewFindings {
+		i, found := slices.BinarySearchFunc(s.ViewFindings, f.Class, func(c ViewFindingCount, n string) int { return strings.Compare(c.Class, n) })
+		if !found {
+			s.ViewFindings = slices.Insert(s.ViewFindings, i, ViewFindingCount{Class: f.Class, Invariant: f.Invariant, First: res.Seed,
+				Example: f.Message, Reproduce: fmt.Sprintf("simrun replay --seed %s%s", res.Seed, repro.SimrunFlags)})
+		}
+		s.ViewFindings[i].Turns++
+		if !slices.Contains(seen, f.Class) {
+			seen = append(seen, f.Class)
+			s.ViewFindings[i].Seeds++
+		}
+	}
+}
+
+// ViewFindingsNote is the summary's words on DSH's view code's recorded
+// findings, "" when none showed.
+func (s Summary) ViewFindingsNote() string {
+	if len(s.ViewFindings) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, f := range s.ViewFindings {
+		parts = append(parts, fmt.Sprintf("%s in %s (%s)", f.Class, plural(f.Seeds, "seed"), plural(f.Turns, "turn")))
+	}
+	return " (recorded findings about DSH's view code, apart: " + strings.Join(parts, ", ") + ")"
 }
 
 // addFinding counts a seed that reproduced the named finding.
@@ -184,6 +236,7 @@ func (s Summary) String() string {
 		note += fmt.Sprintf(" (%d failing seeds' corpus entries not written)", s.CorpusNotWritten)
 	}
 	note += s.FindingsNote()
+	note += s.ViewFindingsNote()
 	return fmt.Sprintf("%d runs, %d violations, %d events, %.0f runs/s, %.0f events/s%s",
 		s.Runs, s.Violations, s.Events, float64(s.Runs)/secs, float64(s.Events)/secs, note)
 }
@@ -230,6 +283,7 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 		for _, f := range res.Findings {
 			sum.addFinding(f)
 		}
+		sum.addViewFindings(res, c.Repro)
 		if res.Exercised != nil {
 			if planner, ok := c.Sim.System.(faults.Planner); ok && sum.Coverage.Enactable == nil {
 				sum.Coverage.Enactable = planner.Kinds()
@@ -330,7 +384,7 @@ func (c *Config) One(seed uint64) *Result {
 func (c *Config) one(seed uint64) *Result {
 	v := faults.RunSeed(seed, c.Overrides, c.Sim, Sampled(seed, c.Sample))
 	res := &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Events: len(v.Result.Events), Violations: v.Violations,
-		Findings: v.Result.Findings}
+		Findings: v.Result.Findings, ViewFindings: v.Result.ViewFindings}
 	if c.Stats {
 		x := faults.Exercise(v)
 		res.Exercised = &x
@@ -417,6 +471,7 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 	}
 	entry.Listeners = c.Repro.Plugged
 	entry.System = c.Sim.SystemName()
+	entry.View = c.Sim.ViewName()
 	res.entry = entry
 }
 

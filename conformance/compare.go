@@ -36,8 +36,14 @@ type Comparison struct {
 	// the end and at each observe action; UIViolations are the rendering
 	// invariants the rows break (findings about DSH's UI, kept with their
 	// screenshot); UIRows counts the rows compared, Observed the looks.
-	Rendered         bool
-	UIDiff           string
+	Rendered bool
+	UIDiff   string
+	// ViewDiff is the (-dsh ui +dsh view code) diff of the rows DSH's Web
+	// UI showed and the rows DSH's own view code draws from the same log
+	// in Node (with a RowDrawer: --dsh-view), at the end and at each
+	// look; ViewRows counts the rows it drew.
+	ViewDiff         string
+	ViewRows         int
 	UIViolations     []oracle.Violation
 	UIRows, Observed int
 	FinalScreenshot  string
@@ -48,7 +54,15 @@ type Comparison struct {
 // are clean. What the UI's rule hides is a finding about the UI
 // (UIViolations), not a difference.
 func (c *Comparison) Agree() bool {
-	return c.Diff == "" && c.UIDiff == "" && len(c.DSHViolations) == 0 && len(c.ModelViolations) == 0
+	return c.Diff == "" && c.UIDiff == "" && c.ViewDiff == "" && len(c.DSHViolations) == 0 && len(c.ModelViolations) == 0
+}
+
+// A RowDrawer draws a log's recovery rows as DSH's Web UI would: the
+// whole log, and what a page that had the session open showed when the
+// log ended at each of ends (DSH's own view code in Node: package
+// dshview). It is given to Compare as the options' ViewCheck.
+type RowDrawer interface {
+	DrawRows(events []session.Event, ends []int) (whole []view.Row, live [][]view.Row, err error)
 }
 
 // Finding reports whether the comparison is a finding about DSH: DSH's
@@ -57,6 +71,9 @@ func (c *Comparison) Agree() bool {
 func (c *Comparison) Finding() bool {
 	return len(c.DSHViolations) > 0 && len(c.ModelViolations) == 0
 }
+
+// WebUI names DSH's Web UI, read in Chromium, in a rendering violation.
+const WebUI = "DSH's Web UI"
 
 // UIRule is the rule DSH 0.1.0-rc.8's released Web UI renders turn
 // errors by: the view is compared with the UI under it.
@@ -81,7 +98,8 @@ func Compare(s *sim.Scenario, dir string, opts sim.Options) (*Comparison, error)
 	want, got := dsh.Lines(), model.Lines()
 	c.Diff = LineDiff(want, got, 2)
 	c.Lines = len(want)
-	if err := c.compareRenders(dir); err != nil {
+	drawer, _ := opts.ViewCheck.(RowDrawer)
+	if err := c.compareRenders(dir, drawer); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -90,7 +108,7 @@ func Compare(s *sim.Scenario, dir string, opts sim.Options) (*Comparison, error)
 // compareRenders holds what DSH's Web UI showed, if the run was rendered,
 // to turnsim's view of DSH's log: node by node under the UI's rule, and
 // to the rendering invariants.
-func (c *Comparison) compareRenders(dir string) error {
+func (c *Comparison) compareRenders(dir string, drawer RowDrawer) error {
 	final, observed, err := ReadRenders(dir)
 	if err != nil || final == nil {
 		return err
@@ -98,7 +116,7 @@ func (c *Comparison) compareRenders(dir string) error {
 	c.Rendered, c.FinalScreenshot = true, filepath.Join(dir, final.Screenshot)
 	rule := view.Options{TurnErrors: UIRule}
 	var diffs []string
-	ui, tv := RowLines(final.Rows), RowLines(ViewRows(view.DeriveWith(c.DSH.Events, rule), false))
+	ui, tv := view.RowLines(final.Rows), view.RowLines(view.Rows(view.DeriveWith(c.DSH.Events, rule), false))
 	c.UIRows += len(ui)
 	if d := LineDiff(ui, tv, 2); d != "" {
 		diffs = append(diffs, "the session opened after the run ("+final.Screenshot+"):\n"+d)
@@ -111,7 +129,7 @@ func (c *Comparison) compareRenders(dir string) error {
 			return fmt.Errorf("the look at %s took %d ms and the session moved meanwhile (seq %d at %d ms): no comparison; aim it earlier in a longer wait",
 				o.Field, o.To-o.From, c.DSH.Events[n].Seq, c.DSH.Events[n].Time-o.From)
 		}
-		ui, tv := RowLines(o.Rows), RowLines(ViewRows(view.DeriveWith(c.DSH.Events[:n], rule), true))
+		ui, tv := view.RowLines(o.Rows), view.RowLines(view.Rows(view.DeriveWith(c.DSH.Events[:n], rule), true))
 		c.UIRows += len(ui)
 		c.Observed++
 		if d := LineDiff(ui, tv, 2); d != "" {
@@ -119,7 +137,12 @@ func (c *Comparison) compareRenders(dir string) error {
 		}
 	}
 	c.UIDiff = strings.Join(diffs, "")
-	c.UIViolations = RenderViolations(c.DSH.Events, final.Rows)
+	if drawer != nil {
+		if err := c.compareDrawn(final, observed, drawer); err != nil {
+			return err
+		}
+	}
+	c.UIViolations = oracle.RenderViolations(c.DSH.Events, final.Rows, WebUI)
 	return nil
 }
 
@@ -198,4 +221,31 @@ func readRequests(path string) (conversation [][]string, summaries int, err erro
 		conversation = append(conversation, tags)
 	}
 	return conversation, summaries, sc.Err()
+}
+
+// compareDrawn holds what DSH's Web UI showed to the rows DSH's own view
+// code draws in Node from the same log: the session opened after the run,
+// and each look at the page that had it open (its prefix of the log).
+func (c *Comparison) compareDrawn(final *Render, observed []Render, drawer RowDrawer) error {
+	var ends []int
+	for _, o := range observed {
+		ends = append(ends, sort.Search(len(c.DSH.Events), func(i int) bool { return c.DSH.Events[i].Seq >= o.BeforeSeq }))
+	}
+	whole, live, err := drawer.DrawRows(c.DSH.Events, ends)
+	if err != nil {
+		return fmt.Errorf("DSH's view code in Node: %v", err)
+	}
+	var diffs []string
+	c.ViewRows += len(view.RowLines(whole))
+	if d := LineDiff(view.RowLines(final.Rows), view.RowLines(whole), 2); d != "" {
+		diffs = append(diffs, "the session opened after the run ("+final.Screenshot+"), -DSH's Web UI +DSH's view code in Node:\n"+d)
+	}
+	for k, o := range observed {
+		c.ViewRows += len(view.RowLines(live[k]))
+		if d := LineDiff(view.RowLines(o.Rows), view.RowLines(live[k]), 2); d != "" {
+			diffs = append(diffs, fmt.Sprintf("live, at %s before seq %d (%s), -DSH's Web UI +DSH's view code in Node:\n%s", o.Field, o.BeforeSeq, o.Screenshot, d))
+		}
+	}
+	c.ViewDiff = strings.Join(diffs, "")
+	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/turnsim/turnsim/conformance"
-	"github.com/turnsim/turnsim/conformance/webui"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/oracle"
@@ -20,7 +19,7 @@ import (
 // keptRun writes what a rendered DSH run leaves in a folder, with the
 // model's own log standing in for DSH's and the given rows for what its
 // Web UI showed.
-func keptRun(t *testing.T, s *sim.Scenario, rows func(events []session.Event) []webui.Row) string {
+func keptRun(t *testing.T, s *sim.Scenario, rows func(events []session.Event) []view.Row) string {
 	t.Helper()
 	dir := t.TempDir()
 	res := sim.Run(s)
@@ -53,18 +52,18 @@ func TestRenderedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	released := func(events []session.Event) []webui.Row {
-		return conformance.ViewRows(view.DeriveWith(events, view.Options{TurnErrors: view.HiddenByRetry}), false)
+	released := func(events []session.Event) []view.Row {
+		return view.Rows(view.DeriveWith(events, view.Options{TurnErrors: view.HiddenByRetry}), false)
 	}
 	for _, row := range []struct {
 		why        string
-		rows       func([]session.Event) []webui.Row
+		rows       func([]session.Event) []view.Row
 		differs    bool
 		invariants []oracle.ID
 	}{
 		{"the released UI: the retry row alone", released, false, []oracle.ID{oracle.ExhaustedTurnRendersError}},
-		{"SPEC's UI: the retry row and the error", func(e []session.Event) []webui.Row { return conformance.ViewRows(view.Derive(e), false) }, true, nil},
-		{"a retry row with the wrong count", func(e []session.Event) []webui.Row {
+		{"SPEC's UI: the retry row and the error", func(e []session.Event) []view.Row { return view.Rows(view.Derive(e), false) }, true, nil},
+		{"a retry row with the wrong count", func(e []session.Event) []view.Row {
 			rows := released(e)
 			rows[0].Status = strings.Replace(rows[0].Status, "(2/2)", "(1/2)", 1)
 			return rows
@@ -88,7 +87,7 @@ func TestRenderedRuns(t *testing.T) {
 }
 
 func TestRowLine(t *testing.T) {
-	live := webui.Row{Kind: "model-retry", Status: "Retrying model request (1/2) · 4s", Active: true, Details: []string{"Retry delay: 6000ms", "Failure reason: busy"}}
+	live := view.Row{Kind: "model-retry", Status: "Retrying model request (1/2) · 4s", Active: true, Details: []string{"Retry delay: 6000ms", "Failure reason: busy"}}
 	settled := live
 	settled.Status = "Retrying model request (1/2) · 6s"
 	if live.Line() != settled.Line() {
@@ -109,13 +108,13 @@ func TestAuthShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := sim.Run(s)
-	rows := conformance.ViewRows(view.Derive(res.Events), false) // the details show the failure raw, as DSH's do
-	vs := conformance.RenderViolations(res.Events, rows)
-	if len(vs) != 1 || vs[0].Invariant != conformance.DisplaySafeFailure || !strings.Contains(vs[0].Message, "sk-live-123") {
+	rows := view.Rows(view.Derive(res.Events), false) // the details show the failure raw, as DSH's do
+	vs := oracle.RenderViolations(res.Events, rows, conformance.WebUI)
+	if len(vs) != 1 || vs[0].Invariant != oracle.DisplaySafeFailure || !strings.Contains(vs[0].Message, "sk-live-123") {
 		t.Fatalf("violations %v, want one display-safe-failure", vs)
 	}
 	rows[0].Details[1] = "Failure reason: API key is invalid"
-	if vs := conformance.RenderViolations(res.Events, rows); len(vs) != 0 {
+	if vs := oracle.RenderViolations(res.Events, rows, conformance.WebUI); len(vs) != 0 {
 		t.Errorf("masked rows: %v", vs)
 	}
 }
@@ -128,8 +127,8 @@ func TestLookThatTookTooLong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := keptRun(t, s, func(e []session.Event) []webui.Row {
-		return conformance.ViewRows(view.DeriveWith(e, view.Options{TurnErrors: view.HiddenByRetry}), false)
+	dir := keptRun(t, s, func(e []session.Event) []view.Row {
+		return view.Rows(view.DeriveWith(e, view.Options{TurnErrors: view.HiddenByRetry}), false)
 	})
 	res := sim.Run(s)
 	// The look lands in the 6 s wait after the llm/retry.
@@ -144,7 +143,7 @@ func TestLookThatTookTooLong(t *testing.T) {
 		{"read after the session moved", waitTo + 1, true},
 	} {
 		data, _ := json.Marshal(conformance.Render{Field: "world[0]", BeforeSeq: res.Events[n].Seq, From: waitFrom + 500, To: row.to,
-			Rows: conformance.ViewRows(view.Derive(res.Events[:n]), true)})
+			Rows: view.Rows(view.Derive(res.Events[:n]), true)})
 		os.WriteFile(filepath.Join(dir, "ui-world-0.json"), data, 0o644)
 		_, err := conformance.Compare(s, dir, sim.Options{})
 		if (err != nil) != row.fails || (err != nil && !strings.Contains(err.Error(), "moved meanwhile")) {

@@ -37,6 +37,10 @@ type Entry struct {
 	// System is the system under test that failed, when not the model:
 	// "dsh" (DSH's own loop) or "both" (it and the model differed).
 	System string `json:"system,omitempty"`
+	// View names the Web view code other than turnsim's that every log
+	// of the run was derived with ("dsh": --dsh-view): the entry replays
+	// with it, and a run without it skips the entry.
+	View string `json:"view,omitempty"`
 	// Listeners are the plug-ins of one's own the run had (added or in a
 	// built-in's place): a replay without them would run other code.
 	Listeners []string        `json:"listeners,omitempty"`

@@ -60,6 +60,8 @@ func preconditions(c *Config, res *sim.Result) []oracle.ID {
 		oracle.TurnTerminates:   true,
 		oracle.SUTPanic:         true,
 		oracle.DiffersFromModel: res.Model != nil,
+		// Beside DSH's view code, every log of the run is derived.
+		oracle.DiffersFromDSHView: res.ViewChecked,
 	}
 	facts := &res.Facts
 	for _, q := range facts.Requests {
@@ -223,6 +225,7 @@ func (c *Coverage) Report() Report {
 		switch {
 		case inv.ID == oracle.Nondeterminism: // the determinism sample is counted by run
 		case inv.ID == oracle.DiffersFromModel && c.invariants[string(inv.ID)] == 0: // only beside DSH's loop
+		case inv.ID == oracle.DiffersFromDSHView && c.invariants[string(inv.ID)] == 0: // only with DSH's view code
 		default:
 			ids = append(ids, string(inv.ID))
 		}

@@ -76,7 +76,30 @@ func Check(s *sim.Scenario, opts sim.Options) (*sim.Result, []oracle.Violation) 
 	if e, ok := opts.System.(Explainer); ok && len(vs) > 0 {
 		vs, res.Findings = e.Explain(res, vs)
 	}
+	if vc := opts.ViewCheck; vc != nil {
+		vs = append(vs, checkView(vc, res, res.Events, "")...)
+		if m := res.Model; m != nil {
+			vs = append(vs, checkView(vc, res, m.Events, ModelLog)...)
+		}
+		res.ViewChecked = true
+	}
 	return res, vs
+}
+
+// checkView derives one log of a run with the view checker's code: its
+// violations are the run's, its recorded findings the run's ViewFindings
+// (those of the model's log beside another system say so, as its
+// violations do).
+func checkView(vc sim.ViewChecker, res *sim.Result, events []session.Event, prefix string) []oracle.Violation {
+	vs, found := vc.CheckView(events)
+	for i := range vs {
+		vs[i].Message = prefix + vs[i].Message
+	}
+	for _, f := range found {
+		f.Where, f.Message = prefix+f.Where, prefix+f.Message
+		res.ViewFindings = append(res.ViewFindings, f)
+	}
+	return vs
 }
 
 // ModelLog begins the message of a violation in the model's log, when the

@@ -60,6 +60,10 @@ const (
 	// model wrote different recovery skeletons (--sut both): no log
 	// breaks an invariant, the two systems disagree.
 	DiffersFromModel ID = "differs-from-model"
+	// DiffersFromDSHView is a log from which DSH's own Web view code
+	// (package dshview) and turnsim's view derive different nodes or
+	// rows (--dsh-view).
+	DiffersFromDSHView ID = "differs-from-dsh-view"
 )
 
 // Invariant is one checked property.
@@ -87,6 +91,7 @@ var Invariants = []Invariant{
 	{SUTPanic, "the system under test never panics"},
 	{Nondeterminism, "the same run, repeated, writes the same bytes"},
 	{DiffersFromModel, "DSH's own loop and turnsim's model, run on the same plan, write the same recovery skeleton: the events recovery is made of, where each input and action landed, what each request carried (--sut both)"},
+	{DiffersFromDSHView, "DSH's own Web view code (its conversation Definitions, assembler and row renderers) and turnsim's view, under the rule DSH renders turn errors by, derive the same turn-error and model-retry nodes and rows from the same events: the whole log, every tail window of a turn with recovery, the history paged in, and the live page (--dsh-view)"},
 }
 
 // Known reports whether id names an invariant.

@@ -71,6 +71,12 @@ type Result struct {
 	// that this run reproduced (faults.Check fills them in): the
 	// violations they explain are not among the run's.
 	Findings []string
+	// ViewFindings are the recorded findings about a view checker's code
+	// (Options.ViewCheck: DSH's own view) that this run's logs show, and
+	// ViewChecked says the logs were derived by it (faults.Check fills
+	// both in).
+	ViewFindings []oracle.Finding
+	ViewChecked  bool
 	// Refused says why the system under test could not enact the
 	// scenario at all (a field it has no counterpart for): no run was
 	// made, and nothing else here is filled in.
@@ -86,6 +92,20 @@ type Result struct {
 type System interface {
 	Name() string
 	Run(s *Scenario, opts Options) *Result
+}
+
+// A ViewChecker derives a run's log with Web view code other than
+// turnsim's (DSH's own, package dshview) and holds it to turnsim's view
+// and to the rendering invariants. It judges logs, not runs: the engine
+// hands it each log a run wrote (the model's too, beside another system).
+type ViewChecker interface {
+	// Name names the view's code in corpus entries ("dsh").
+	Name() string
+	// CheckView returns the violations of the log's derivation (a
+	// difference from turnsim's view, a rendering invariant no recorded
+	// finding explains) and the recorded findings about the view's code
+	// that it shows.
+	CheckView(events []session.Event) ([]oracle.Violation, []oracle.Finding)
 }
 
 // World runs one scenario.
@@ -158,6 +178,9 @@ type Options struct {
 	// System, when set, is the system under test in the model's place
 	// (--sut dsh, --sut both); nil is the model.
 	System System
+	// ViewCheck, when set, also derives every log of a run with another
+	// Web view's code (--dsh-view: DSH's own).
+	ViewCheck ViewChecker
 }
 
 // SystemName names the system under test the options run: "" for the
@@ -167,6 +190,15 @@ func (o Options) SystemName() string {
 		return ""
 	}
 	return o.System.Name()
+}
+
+// ViewName names the view checker the options derive every log with
+// ("" for none).
+func (o Options) ViewName() string {
+	if o.ViewCheck == nil {
+		return ""
+	}
+	return o.ViewCheck.Name()
 }
 
 // View is the Web view under test.

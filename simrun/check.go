@@ -14,13 +14,15 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/turnsim/turnsim/dshloop"
+	"github.com/turnsim/turnsim/dshview"
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/oracle"
 )
 
-const checkUsage = `usage: simrun check [--view] [--json] [--strict] [--repair] PATH…
+const checkUsage = `usage: simrun check [--view] [--json] [--strict] [--repair] [--dsh-view [--dsh-loop DIR]] PATH…
 
 Reads each session log (v0 or v1; plain or zstd; explicit or implied seq;
 DSH's stream-json output), checks it against turnsim's log-level invariants,
@@ -33,6 +35,16 @@ and a turn of more than --max-turn-events events is an input error at the
 line that passes the bound. SIGINT or SIGTERM stops between events; the
 file being read is reported interrupted, the summary is marked
 "(interrupted)" (with --json, "interrupted": true) and the status is 130.
+
+With --dsh-view each log is also derived by DSH's own Web view code (its
+conversation Definitions, assembler and row renderers, from the install
+--dsh-loop names: make dsh-loop), whole, in the tail windows of every turn
+with recovery, paged in as the Web UI pages history and appended live; it
+is compared with turnsim's view under the rule DSH renders turn errors
+by, a difference being a violation (differs-from-dsh-view), and the
+rendering invariants are judged on what it derives: a recorded finding
+about DSH's view code is printed apart, any other is a violation. A log
+of more than 200,000 events is not derived: an error that says so.
 
 Exit status: 0 clean, 1 violations, 2 only input errors or bad usage,
 130 interrupted.
@@ -52,6 +64,17 @@ type checkResult struct {
 	Violations  []oracle.Violation `json:"violations"`
 	Error       *readError         `json:"error,omitempty"`
 	Nodes       []nodeLine         `json:"nodes,omitempty"`
+	// ViewFindings are the recorded findings about DSH's view code the log
+	// shows (--dsh-view); DSHView counts what was compared.
+	ViewFindings []oracle.Finding `json:"viewFindings,omitempty"`
+	DSHView      *dshViewCounts   `json:"dshView,omitempty"`
+}
+
+// dshViewCounts say how much of a log DSH's view code derived: the
+// snapshots compared and the nodes in them.
+type dshViewCounts struct {
+	Compared int `json:"compared"`
+	Nodes    int `json:"nodes"`
 }
 
 type readError struct {
@@ -61,6 +84,8 @@ type readError struct {
 
 type checkOptions struct {
 	view, json, strict, repair bool
+	// dshView derives each log with DSH's view code too.
+	dshView *dshview.Checker
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
@@ -70,6 +95,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.json, "json", false, "print one JSON object per file, then a JSON summary object")
 	fs.BoolVar(&opts.strict, "strict", false, "treat assistant chunks outside any turn as violations, not as a model-replay script")
 	fs.BoolVar(&opts.repair, "repair", false, "close a turn left open at the end of a log with crash repair's synthetic events before checking")
+	var dshView bool
+	registerView(fs, &dshView)
+	install := fs.String("dsh-loop", dshloop.DefaultInstall, "with --dsh-view: the install of DSH's packages whose view code runs (a copy of it with a package's lib/ replaced runs that build)")
 	paths, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -81,6 +109,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "simrun check: no PATH given\n\n")
 		fs.Usage()
 		return exitUsage
+	}
+	if dshView {
+		checker, pool, err := openView(*install, 1)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun check: %v\n", err)
+			return exitUsage
+		}
+		defer pool.Close()
+		opts.dshView = &checker
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -214,6 +251,10 @@ func checkFile(ctx context.Context, path string, opts checkOptions) *checkResult
 	if opts.view {
 		nodes = view.NewDeriver()
 	}
+	// DSH's view code derives the whole log: it is kept, up to the bound
+	// beyond which it is not derived.
+	var all []session.Event
+	tooLong := false
 	for {
 		// A signal is looked at every 4,096 events: often enough to stop
 		// at once, rarely enough to cost nothing.
@@ -240,6 +281,13 @@ func checkFile(ctx context.Context, path string, opts checkOptions) *checkResult
 		if nodes != nil {
 			nodes.Add(&e)
 		}
+		if opts.dshView != nil && !tooLong {
+			if tooLong = len(all) == dshview.MaxEvents; tooLong {
+				all = nil
+			} else {
+				all = append(all, e)
+			}
+		}
 	}
 	res.TornTail = rd.TornTailLine()
 	res.Violations = st.Finish()
@@ -248,6 +296,21 @@ func checkFile(ctx context.Context, path string, opts checkOptions) *checkResult
 	}
 	if nodes != nil {
 		res.Nodes = nodeLines(nodes.Nodes())
+	}
+	if opts.dshView != nil {
+		if tooLong {
+			res.Error = &readError{Message: fmt.Sprintf("not derived by DSH's view code: more than %d events (a page holds 50 messages; derive a shorter log)", dshview.MaxEvents)}
+			return res
+		}
+		cmp, err := opts.dshView.Derive(all)
+		if err != nil {
+			res.Error = &readError{Message: fmt.Sprintf("DSH's view code could not derive it: %v", err)}
+			return res
+		}
+		vs, found := cmp.Verdict()
+		res.Violations = append(res.Violations, vs...)
+		res.ViewFindings = found
+		res.DSHView = &dshViewCounts{Compared: cmp.Compared, Nodes: cmp.Nodes}
 	}
 	return res
 }
@@ -286,6 +349,9 @@ func report(w io.Writer, res *checkResult, opts checkOptions) {
 		for _, v := range res.Violations {
 			printLine(w, "%s: %s", res.File, formatViolation(v))
 		}
+	}
+	for _, f := range res.ViewFindings {
+		fmt.Fprintf(w, "  %s\n", viewFindingLine(f))
 	}
 	for _, n := range res.Nodes {
 		fmt.Fprintf(w, "  %s\n", n.text())

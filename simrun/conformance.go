@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/turnsim/turnsim/dshloop"
 	"github.com/turnsim/turnsim/internal/atomicfile"
 
 	"github.com/turnsim/turnsim/conformance"
@@ -89,6 +90,8 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&sr.shrinkRuns, "shrink-runs", 40, "with --seeds: the most DSH runs shrinking one difference may take")
 	fs.DurationVar(&sr.shrinkTime, "shrink-time", 5*time.Minute, "with --seeds: the longest shrinking one difference may take")
 	mutant := fs.String("mutant", "", "run the model side as a mutant of the zoo: what the comparison with DSH catches of a wrong model ("+fmt.Sprint(mutants.Names())+")")
+	dshView := fs.Bool("dsh-view", false, "with --render (or --from a rendered run): also hold the rows DSH's Web UI showed to the rows DSH's own view code draws in Node from the same log, at the end and at each live look (the install --dsh-loop names)")
+	viewInstall := fs.String("dsh-loop", dshloop.DefaultInstall, "with --dsh-view: the install of DSH's packages whose view code draws the rows")
 	files, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -133,6 +136,15 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		r.model, r.mutant = m.Options, m.Name
+	}
+	if *dshView {
+		checker, pool, err := openView(*viewInstall, 1)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun conformance: %v\n", err)
+			return exitUsage
+		}
+		defer pool.Close()
+		r.model.ViewCheck = checker // Compare draws the rows with it (conformance.RowDrawer)
 	}
 	if *findings {
 		return r.reproduce(files, stdout, stderr)
@@ -256,6 +268,9 @@ func printDifference(w io.Writer, c *conformance.Comparison) {
 	}
 	if c.UIDiff != "" {
 		fmt.Fprintf(w, "  (-dsh ui +turnsim view), under DSH 0.1.0-rc.8's turn-error rule:\n%s", indent(c.UIDiff))
+	}
+	if c.ViewDiff != "" {
+		fmt.Fprintf(w, "  (-dsh ui +dsh view code in Node):\n%s", indent(c.ViewDiff))
 	}
 	for _, v := range c.ModelViolations {
 		fmt.Fprintf(w, "  the model's log: %s\n", formatViolation(v))
@@ -392,8 +407,8 @@ func runDSH(args []string, stdout, stderr io.Writer) int {
 
 // uiTally counts what the Web UI comparisons saw, for the summary line.
 type uiTally struct {
-	scenarios, rows, looks, findings int
-	byInvariant                      map[string]int
+	scenarios, rows, drawn, looks, findings int
+	byInvariant                             map[string]int
 }
 
 // add prints a rendered comparison's findings about DSH's Web UI.
@@ -403,6 +418,7 @@ func (t *uiTally) add(c *conformance.Comparison, w io.Writer) {
 	}
 	t.scenarios++
 	t.rows += c.UIRows
+	t.drawn += c.ViewRows
 	t.looks += c.Observed
 	for _, v := range c.UIViolations {
 		if t.byInvariant == nil {
@@ -419,6 +435,10 @@ func (t *uiTally) summary(w io.Writer) {
 		return
 	}
 	line := fmt.Sprintf("Web UI: %d rows compared on %d scenarios (%d live looks); %d findings about DSH's Web UI", t.rows, t.scenarios, t.looks, t.findings)
+	if t.drawn > 0 {
+		line = fmt.Sprintf("Web UI: %d rows compared on %d scenarios (%d live looks), %d of them with the rows DSH's view code draws in Node; %d findings about DSH's Web UI",
+			t.rows, t.scenarios, t.looks, t.drawn, t.findings)
+	}
 	if t.findings > 0 {
 		ids := make([]string, 0, len(t.byInvariant))
 		for id := range t.byInvariant {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/view"
+	"github.com/turnsim/turnsim/oracle"
 )
 
 // nodeLine is one derived Web node as simrun prints it.
@@ -48,4 +49,10 @@ func (n nodeLine) text() string {
 		s += " [" + strings.Join(n.States, ", ") + "]"
 	}
 	return strictjson.Printable(s)
+}
+
+// viewFindingLine is a recorded finding about DSH's view code, as replay
+// and scenario print it.
+func viewFindingLine(f oracle.Finding) string {
+	return strictjson.Printable(fmt.Sprintf("recorded finding about DSH's view code: %s (%s, not a new failure): %s", f.Class, f.Invariant, f.Message))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/dshloop"
+	"github.com/turnsim/turnsim/dshview"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/internal/strictjson"
@@ -19,6 +20,7 @@ import (
 )
 
 const replayUsage = `usage: simrun replay (--seed S [--policy FILE] [--faults KINDS] [--mutant NAME] | ENTRY.json)
+                     [--sut model|dsh|both] [--dsh-loop DIR] [--dsh-view]
                      [--trace OUT.jsonl] [--html OUT.html] [--view] [--check-determinism]
 
 Replays one seed, or one corpus entry's shrunk plan: prints the
@@ -41,14 +43,20 @@ type target struct {
 	overrides faults.Overrides
 	flags     seedFlags
 	entry     *faults.Entry
-	// pool is the drivers of DSH's loop the target's system runs on.
-	pool *dshloop.Pool
+	// pool is the drivers of DSH's loop the target's system runs on;
+	// viewPool the evaluators of DSH's view code its logs are derived on.
+	pool     *dshloop.Pool
+	viewPool *dshview.Pool
 }
 
-// close stops the drivers of DSH's loop the target started.
+// close stops the drivers of DSH's loop and the evaluators of its view
+// the target started.
 func (t *target) close() {
 	if t.pool != nil {
 		t.pool.Close()
+	}
+	if t.viewPool != nil {
+		t.viewPool.Close()
 	}
 }
 
@@ -64,7 +72,7 @@ func resolveTarget(seed string, sf seedFlags, files []string) (*target, error) {
 			return nil, err
 		}
 		c, scenario := faults.DrawFor(s, o, opts)
-		return &target{seed: s, config: c, scenario: scenario, opts: opts, overrides: o, flags: sf, pool: sf.pool}, nil
+		return &target{seed: s, config: c, scenario: scenario, opts: opts, overrides: o, flags: sf, pool: sf.pool, viewPool: sf.viewPool}, nil
 	case seed == "" && len(files) == 1:
 		le := faults.LoadEntry(files[0])
 		if le.Err != nil {
@@ -109,6 +117,17 @@ func resolveTarget(seed string, sf seedFlags, files []string) (*target, error) {
 				return nil, fmt.Errorf("%s: system %s: %v", files[0], sys, err)
 			}
 			t.flags.sut, t.flags.dshLoop = sys, sf.dshLoop
+		}
+		if le.Entry.View != "" || sf.dshView {
+			// An entry of a run beside DSH's view code replays beside it;
+			// --dsh-view adds it to any entry.
+			checker, pool, err := openView(sf.dshLoop, 1)
+			if err != nil {
+				t.close()
+				return nil, fmt.Errorf("%s: %v", files[0], err)
+			}
+			t.opts.ViewCheck, t.viewPool = checker, pool
+			t.flags.dshView, t.flags.dshLoop = true, sf.dshLoop
 		}
 		return t, nil
 	}
@@ -187,6 +206,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, f := range res.Findings {
 		fmt.Fprintf(&b, "recorded finding about DSH reproduced: %s (not a new failure)\n", f)
+	}
+	for _, f := range res.ViewFindings {
+		fmt.Fprintf(&b, "%s\n", viewFindingLine(f))
 	}
 	fmt.Fprintf(&b, "%d events, %d violations\n", len(res.Events), len(vs))
 	io.WriteString(stdout, b.String())

@@ -22,7 +22,8 @@ import (
 
 const runUsage = `usage: simrun run [--seeds N] [--start S] [--seed S] [--duration D] [-j N]
                   [--policy FILE] [--faults KINDS] [--mutant NAME]
-                  [--sut model|dsh|both] [--dsh-loop DIR] [--corpus DIR] [--json] [--determinism-sample P] [--stats]
+                  [--sut model|dsh|both] [--dsh-loop DIR] [--dsh-view] [--listeners NAMES]
+                  [--corpus DIR] [--json] [--determinism-sample P] [--stats] [--shard I/N]
 
 Draws a configuration and a fault plan from each seed, runs it in the
 deterministic world and checks every invariant. The corpus is replayed
@@ -36,6 +37,19 @@ process a worker, in virtual time (make dsh-loop installs them into
 runs' skeletons, a difference being a failure. The plans are drawn from
 what DSH's composition can enact, in its terms. A recorded finding about
 DSH that reproduces is reported apart; any other violation fails.
+
+--dsh-view derives every log of the campaign (on --sut both, DSH's and
+the model's) with DSH's own Web view code too: its conversation node
+Definitions, assembler and row renderers from the install, run in one
+Node process a worker. Each log is derived whole, in every tail window of
+a turn with recovery, paged in as the Web UI pages history, and appended
+live; each is compared node by node, and the whole log and the live page
+row by row, with turnsim's view under the rule DSH renders turn errors by
+(a difference is a violation: differs-from-dsh-view). The rendering
+invariants are judged on what DSH's code derives: recorded findings about
+it (rc.8's turn-error-hidden-by-retry, auth-text-in-retry-row) are counted
+by class apart, each with its first seed's reproduction line; any other
+is a violation.
 
 Fault kinds: ` + "server, rate-limit, rate-limit-over-cap, auth, overflow, timeout, transport, empty-response, stream-closed, invalid-request, quota, custom, partial, hang, latency, cancel, dispose, late-input, outage, summary-fail, listener-throw, natural-overflow" + `
 
@@ -151,7 +165,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		summary := campaign.ShardSummary{Runs: sum.Runs, Violations: sum.Violations, Events: sum.Events, Internal: sum.Internal,
 			CorpusErrors: corpusBad, CorpusNotWritten: sum.CorpusNotWritten, Interrupted: sum.Interrupted, Blocked: sum.Blocked,
-			Campaign: campaignOf(first, count, *duration, sf), Start: fmt.Sprintf("%#x", first)}
+			ViewFindings: sum.ViewFindings,
+			Campaign:     campaignOf(first, count, *duration, sf), Start: fmt.Sprintf("%#x", first)}
 		if *duration == 0 {
 			summary.Seeds = count
 		}
@@ -160,6 +175,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "%s\n", summary.JSON())
 	} else {
+		writeViewFindings(stdout, sum.ViewFindings)
 		fmt.Fprintln(stdout, sum)
 	}
 	switch {
@@ -175,6 +191,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitClean
+}
+
+// writeViewFindings prints each class of recorded finding about DSH's
+// view code a campaign's logs showed: how often, the first seed's words
+// and the line that replays it.
+func writeViewFindings(w io.Writer, counts []campaign.ViewFindingCount) {
+	for _, f := range counts {
+		printLine(w, "DSH's view code: recorded finding %s (%s) in %s, %s; first in seed %s: %s",
+			f.Class, f.Invariant, plural(f.Seeds, "seed"), plural(f.Turns, "turn"), f.First, f.Example)
+		printLine(w, "  reproduce: %s", f.Reproduce)
+	}
 }
 
 // campaignOf names the campaign a run belongs to, the same for each of

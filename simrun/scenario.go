@@ -20,7 +20,7 @@ import (
 )
 
 const scenarioUsage = `usage: simrun scenario [--trace OUT] [--view] [--json] [--quiet]
-                       [--sut model|dsh|both] [--dsh-loop DIR] [--findings] FILE…
+                       [--sut model|dsh|both] [--dsh-loop DIR] [--dsh-view] [--findings] FILE…
 
 Runs each scenario file in the deterministic world, prints its timeline
 (virtual ms, turn/step, seq, event, details; world actions marked »), checks
@@ -33,6 +33,11 @@ terms: see 'simrun run -h'), with --sut both on it and the model, their
 skeletons compared. A field DSH's composition cannot enact is an error
 that names it. With --findings each scenario is a recorded finding about
 DSH and must reproduce one: one that does not is a failure.
+
+With --dsh-view every log is also derived by DSH's own Web view code (see
+'simrun run -h'): a difference from turnsim's view is a violation
+(differs-from-dsh-view); the recorded findings about DSH's view code it
+shows are printed apart.
 
 Exit status: 0 clean, 1 violations, 2 bad scenario files or usage.
 
@@ -49,10 +54,12 @@ type scenarioResult struct {
 	Warnings   []string           `json:"warnings,omitempty"`
 	Trace      string             `json:"trace,omitempty"`
 	Violations []oracle.Violation `json:"violations"`
-	// Findings are the recorded findings about DSH the run reproduced.
-	Findings []string   `json:"findings,omitempty"`
-	Error    string     `json:"error,omitempty"`
-	Nodes    []nodeLine `json:"nodes,omitempty"`
+	// Findings are the recorded findings about DSH the run reproduced;
+	// ViewFindings those about DSH's view code its logs show.
+	Findings     []string         `json:"findings,omitempty"`
+	ViewFindings []oracle.Finding `json:"viewFindings,omitempty"`
+	Error        string           `json:"error,omitempty"`
+	Nodes        []nodeLine       `json:"nodes,omitempty"`
 }
 
 func runScenario(args []string, stdout, stderr io.Writer) int {
@@ -62,9 +69,10 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object per scenario, then a JSON summary object")
 	quiet := fs.Bool("quiet", false, "leave out the timelines")
 	mutant := fs.String("mutant", "", "run against a mutant of the system under test (a mutant corpus entry's scenario)")
-	findings := fs.Bool("findings", false, "each scenario FINDING.json is a recorded finding about DSH (with --sut dsh or both): it must reproduce that finding")
+	findings := fs.Bool("findings", false, "each scenario FINDING.json is a recorded finding about DSH (its loop's with --sut dsh or both, its view code's with --dsh-view): it must reproduce that finding")
 	sf := seedFlags{jobs: 1}
 	registerSUT(fs, &sf.sut, &sf.dshLoop)
+	registerView(fs, &sf.dshView)
 	files, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -79,8 +87,8 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	}
 	sf.mutant = *mutant
 	_, opts, err := sf.resolve()
-	if err == nil && *findings && opts.System == nil {
-		err = errors.New("--findings: the recorded findings are about DSH: give --sut dsh or both")
+	if err == nil && *findings && opts.System == nil && opts.ViewCheck == nil {
+		err = errors.New("--findings: the recorded findings are about DSH: give --sut dsh or both (its loop's), or --dsh-view (its view code's)")
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun scenario: %v\n", err)
@@ -105,8 +113,8 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		res := scenarioFile(file, *trace, intoFolder, files, written, *showView, !*asJSON && !*quiet, stdout, opts)
 		// A finding's scenario is named by its finding (FINDING.json): that
 		// one must reproduce, not any other.
-		if want := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)); *findings && res.Error == "" && !slices.Contains(res.Findings, want) {
-			res.Violations = append(res.Violations, oracle.Violation{Message: fmt.Sprintf("the recorded finding %s did not reproduce (findings shown: %v): it is gone (fixed?) or has changed; look at it", want, res.Findings)})
+		if want := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)); *findings && res.Error == "" && !slices.Contains(res.shown(), want) {
+			res.Violations = append(res.Violations, oracle.Violation{Message: fmt.Sprintf("the recorded finding %s did not reproduce (findings shown: %v): it is gone (fixed?) or has changed; look at it", want, res.shown())})
 		}
 		nViolations += len(res.Violations)
 		if res.Error != "" {
@@ -120,6 +128,18 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return finish(stdout, stderr, *asJSON, "scenarios", len(files), nViolations, nErrors, false)
+}
+
+// shown are the recorded findings the run showed: DSH's loop's, and the
+// classes of DSH's view code's.
+func (r *scenarioResult) shown() []string {
+	shown := slices.Clone(r.Findings)
+	for _, f := range r.ViewFindings {
+		if !slices.Contains(shown, f.Class) {
+			shown = append(shown, f.Class)
+		}
+	}
+	return shown
 }
 
 func scenarioFile(file, trace string, several bool, inputs []string, written map[string]string, showView, showTimeline bool, out io.Writer, opts sim.Options) *scenarioResult {
@@ -143,7 +163,7 @@ func scenarioFile(file, trace string, several bool, inputs []string, written map
 		return res
 	}
 	res.Events, res.Requests, res.Stopped, res.Warnings = len(run.Events), len(run.Requests), run.Stopped, run.Warnings
-	res.Violations, res.Findings = vs, run.Findings
+	res.Violations, res.Findings, res.ViewFindings = vs, run.Findings, run.ViewFindings
 	if res.Violations == nil {
 		res.Violations = []oracle.Violation{}
 	}
@@ -258,6 +278,9 @@ func printScenarioResult(w io.Writer, res *scenarioResult) {
 	}
 	for _, f := range res.Findings {
 		printLine(w, "  recorded finding about DSH reproduced: %s (not a new failure)", f)
+	}
+	for _, f := range res.ViewFindings {
+		fmt.Fprintf(w, "  %s\n", viewFindingLine(f))
 	}
 	for _, warning := range res.Warnings {
 		printLine(w, "  warning: %s", warning)

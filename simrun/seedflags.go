@@ -8,6 +8,7 @@ import (
 
 	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/dshloop"
+	"github.com/turnsim/turnsim/dshview"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/internal/strictjson"
@@ -33,6 +34,10 @@ type seedFlags struct {
 	sut, dshLoop string
 	jobs         int
 	pool         *dshloop.Pool
+	// dshView: every log is also derived by DSH's own view code, on
+	// viewPool's evaluators over the same install.
+	dshView  bool
+	viewPool *dshview.Pool
 }
 
 func (f *seedFlags) register(fs *flag.FlagSet) {
@@ -44,12 +49,28 @@ func (f *seedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.mutant, "mutant", "", "run against a mutant of the system under test ("+fmt.Sprint(mutants.Names())+")")
 	fs.StringVar(&f.listeners, "listeners", "", "the listeners of this simrun's main a seed draws with, comma-separated (default: all it registered)")
 	registerSUT(fs, &f.sut, &f.dshLoop)
+	registerView(fs, &f.dshView)
+}
+
+// registerView registers --dsh-view.
+func registerView(fs *flag.FlagSet, on *bool) {
+	fs.BoolVar(on, "dsh-view", false, "also derive every log with DSH's own Web view code (its conversation Definitions and row renderers, in Node, from the install --dsh-loop names), compare it node by node with turnsim's view under DSH's rule, and judge the rendering invariants on what it derives")
+}
+
+// openView is DSH's view code as a checker, on a pool of at most jobs
+// evaluators over the install dir.
+func openView(dir string, jobs int) (dshview.Checker, *dshview.Pool, error) {
+	pool, err := dshview.NewPool(dir, max(jobs, 1))
+	if err != nil {
+		return dshview.Checker{}, nil, fmt.Errorf("--dsh-view: %v", err)
+	}
+	return dshview.Checker{Pool: pool}, pool, nil
 }
 
 // registerSUT registers --sut and --dsh-loop.
 func registerSUT(fs *flag.FlagSet, sut, dir *string) {
 	fs.StringVar(sut, "sut", "model", "the system under test: model (turnsim's model of DSH's loop), dsh (DSH's own loop, in-process in Node: make dsh-loop installs it) or both (each plan on both, their skeletons compared)")
-	fs.StringVar(dir, "dsh-loop", dshloop.DefaultInstall, "with --sut dsh or both: the install of DSH's loop packages to run (a copy of it with a package's lib/ replaced runs that build)")
+	fs.StringVar(dir, "dsh-loop", dshloop.DefaultInstall, "with --sut dsh or both, or --dsh-view: the install of DSH's packages to run (a copy of it with a package's lib/ replaced runs that build)")
 }
 
 // openSUT is the system --sut names, on a pool of at most jobs drivers
@@ -72,10 +93,14 @@ func openSUT(sut, dir string, jobs int) (sim.System, *dshloop.Pool, error) {
 	return dshloop.Both{DSH: dshloop.System{Pool: pool}}, pool, nil
 }
 
-// close stops the drivers of DSH's loop the flags started.
+// close stops the drivers of DSH's loop and the evaluators of its view
+// the flags started.
 func (f *seedFlags) close() {
 	if f.pool != nil {
 		f.pool.Close()
+	}
+	if f.viewPool != nil {
+		f.viewPool.Close()
 	}
 }
 
@@ -139,6 +164,13 @@ func (f *seedFlags) resolve() (faults.Overrides, sim.Options, error) {
 	} else if err := checkSUT(f.sut); err != nil {
 		return o, opts, err
 	}
+	if f.dshView {
+		checker, pool, err := openView(f.dshLoop, f.jobs)
+		if err != nil {
+			return o, opts, err
+		}
+		f.viewPool, opts.ViewCheck = pool, checker
+	}
 	return o, opts, nil
 }
 
@@ -174,12 +206,18 @@ func (f *seedFlags) args() string {
 	}
 	if f.sut != "" && f.sut != "model" {
 		s += " --sut " + f.sut
-		if f.dshLoop != dshloop.DefaultInstall {
-			s += " --dsh-loop " + shellWord(f.dshLoop)
-		}
+	}
+	if f.dshView {
+		s += " --dsh-view"
+	}
+	if f.usesInstall() && f.dshLoop != dshloop.DefaultInstall {
+		s += " --dsh-loop " + shellWord(f.dshLoop)
 	}
 	return s
 }
+
+// usesInstall: the flags run DSH's code from the install --dsh-loop names.
+func (f *seedFlags) usesInstall() bool { return f.sut != "" && f.sut != "model" || f.dshView }
 
 // plugged are the listeners --listeners names (all that Main registered
 // when it is not given); a name Main did not register is an error.
@@ -258,7 +296,7 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 // entryFlags are the flags a corpus entry's replay line repeats: the
 // entry names its system, but not which install of DSH's loop failed.
 func (f *seedFlags) entryFlags() string {
-	if f.sut != "" && f.sut != "model" && f.dshLoop != dshloop.DefaultInstall {
+	if f.usesInstall() && f.dshLoop != dshloop.DefaultInstall {
 		return " --dsh-loop " + shellWord(f.dshLoop)
 	}
 	return ""

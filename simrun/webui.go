@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/internal/atomicfile"
+	"github.com/turnsim/turnsim/oracle"
 
 	"github.com/turnsim/turnsim/conformance"
 	"github.com/turnsim/turnsim/conformance/webui"
@@ -100,8 +101,8 @@ func runWebUI(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun webui: %v\n", err)
 		return exitInternal
 	}
-	ui := conformance.RowLines(rows)
-	tv := conformance.RowLines(conformance.ViewRows(view.DeriveWith(events, view.Options{TurnErrors: conformance.UIRule}), false))
+	ui := view.RowLines(rows)
+	tv := view.RowLines(view.Rows(view.DeriveWith(events, view.Options{TurnErrors: conformance.UIRule}), false))
 	for _, l := range ui {
 		fmt.Fprintf(stdout, "  %s\n", l)
 	}
@@ -111,7 +112,7 @@ func runWebUI(args []string, stdout, stderr io.Writer) int {
 		verdict = "the view differs"
 		fmt.Fprintf(stdout, "the Web UI differs from turnsim's view of the log (-dsh ui +turnsim view):\n%s", indent(diff))
 	}
-	vs := conformance.RenderViolations(events, rows)
+	vs := oracle.RenderViolations(events, rows, conformance.WebUI)
 	for _, v := range vs {
 		fmt.Fprintf(stdout, "DSH's Web UI breaks %s\n", formatViolation(v))
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/internal/atomicfile"
+	"github.com/turnsim/turnsim/loop/view"
 
 	"github.com/chromedp/chromedp"
 )
@@ -170,14 +171,14 @@ const selectJS = `
   } catch (e) { return String(e.message || e); }`
 
 // Rows reads the recovery rows the chat shows, in page order.
-func (b *Browser) Rows() ([]Row, error) {
+func (b *Browser) Rows() ([]view.Row, error) {
 	ctx, cancel := b.within(10 * time.Second)
 	defer cancel()
 	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](rowsJS))
 	if err != nil {
 		return nil, fmt.Errorf("reading DSH's Web UI: %w", err)
 	}
-	var rows []Row
+	var rows []view.Row
 	if err := json.Unmarshal([]byte(raw), &rows); err != nil {
 		return nil, fmt.Errorf("reading DSH's Web UI: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/turnsim/turnsim/conformance/webui"
+	"github.com/turnsim/turnsim/loop/view"
 )
 
 // page has the shape of DSH 0.1.0-rc.8's Web UI where it matters: a
@@ -53,7 +54,7 @@ func TestOpenSessionAndRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []webui.Row{
+	want := []view.Row{
 		{Kind: "model-retry", Status: "Retrying model request (1/2) · 3s", Active: true, Details: []string{"Retry delay: 3000ms", "Failure reason: upstream 503"}},
 		{Kind: "turn-error", Title: "This turn failed", Message: "API key is invalid", Code: "AUTH"},
 		{Kind: "turn-max-tokens", Title: "Reached the output limit"},

@@ -1,0 +1,80 @@
+package simrun
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/turnsim/turnsim/dshview"
+)
+
+// dshViewInstall is an install with DSH's view packages, or a skip.
+func dshViewInstall(t *testing.T) string {
+	t.Helper()
+	dir := dshInstall(t)
+	if err := dshview.Check(dir); err != nil {
+		t.Skip(err)
+	}
+	return dir
+}
+
+// TestRunWithDSHsView: a campaign with --dsh-view is clean on the model,
+// counts DSH's view code's recorded findings apart, prints each class's
+// first seed with a reproduction line that keeps --dsh-view, and the
+// line replays the finding.
+func TestRunWithDSHsView(t *testing.T) {
+	dir := dshViewInstall(t)
+	status, out, errOut := simrun("run", "--dsh-view", "--dsh-loop", dir, "--seeds", "60", "--corpus", t.TempDir())
+	if status != exitClean {
+		t.Fatalf("run --dsh-view: status %d\n%s%s", status, out, errOut)
+	}
+	if !strings.Contains(out, "recorded findings about DSH's view code, apart: ") || !strings.Contains(out, "turn-error-hidden-by-retry in ") {
+		t.Fatalf("the summary does not count the findings apart:\n%s", out)
+	}
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "  reproduce: simrun replay --seed ") && strings.Contains(l, "--dsh-view") {
+			line = strings.TrimPrefix(l, "  reproduce: simrun ")
+			break
+		}
+	}
+	if line == "" {
+		t.Fatalf("no reproduction line with --dsh-view:\n%s", out)
+	}
+	// The install is not the default one here: the line names it.
+	args := strings.Fields(line)
+	status, out, errOut = simrun(args...)
+	if status != exitClean || !strings.Contains(out, "recorded finding about DSH's view code: ") {
+		t.Errorf("simrun %s: status %d, no finding shown\n%s%s", strings.Join(args, " "), status, out, errOut)
+	}
+}
+
+// TestCheckWithDSHsView: check --dsh-view derives a log with DSH's view
+// code, says how much it compared (--json) and shows the recorded finding
+// apart, not as a violation; an install without the view packages is bad
+// usage, named.
+func TestCheckWithDSHsView(t *testing.T) {
+	dir := dshViewInstall(t)
+	trace := filepath.Join(t.TempDir(), "exhausted.jsonl")
+	if status, out, errOut := simrun("scenario", "--quiet", "--trace", trace, filepath.Join("..", "scenarios", "dshview", "turn-error-hidden-by-retry.json")); status != exitClean {
+		t.Fatalf("scenario: %d\n%s%s", status, out, errOut)
+	}
+	status, out, errOut := simrun("check", "--dsh-view", "--dsh-loop", dir, "--json", trace)
+	if status != exitClean {
+		t.Fatalf("check --dsh-view: status %d\n%s%s", status, out, errOut)
+	}
+	var res checkResult
+	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.DSHView == nil || res.DSHView.Compared < 5 || res.DSHView.Nodes == 0 || len(res.ViewFindings) != 1 || res.ViewFindings[0].Class != dshview.TurnErrorHiddenByRetry {
+		t.Errorf("check --dsh-view --json: %s", out)
+	}
+	empty := t.TempDir()
+	os.MkdirAll(filepath.Join(empty, "node_modules"), 0o755)
+	if status, _, errOut := simrun("check", "--dsh-view", "--dsh-loop", empty, trace); status != exitUsage || !strings.Contains(errOut, empty) || !strings.Contains(errOut, "dsh-client-ui-conversation") {
+		t.Errorf("check --dsh-view over an install without the view packages: status %d\n%s", status, errOut)
+	}
+}
