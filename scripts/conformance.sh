@@ -61,7 +61,15 @@ if [ "${1:-}" = "--soak" ]; then
 fi
 # --render: each session is also opened in DSH's own Web UI (headless
 # Chromium; without it, one line says so and the logs are compared alone).
-"$cache/simrun" conformance --render --dsh "$cache" --keep "$cache/runs" scenarios/conformance/*.json
+# With DSH's view packages installed (make dsh-loop; .ci/run installs
+# them first), the rows the Web UI shows are also held to the rows DSH's
+# own view code draws in Node from the same log.
+view=()
+loop=${DSH_LOOP:-$PWD/.cache/dsh-loop}
+if [ -f "$loop/node_modules/@deepseek-ai/dsh-client-ui-conversation/package.json" ]; then
+	view=(--dsh-view --dsh-loop "$loop")
+fi
+"$cache/simrun" conformance --render "${view[@]}" --dsh "$cache" --keep "$cache/runs" scenarios/conformance/*.json
 status=$?
 # Known findings about DSH: each must still reproduce (docs/conformance.md).
 "$cache/simrun" conformance --findings --dsh "$cache" --keep "$cache/runs" scenarios/conformance/findings/*.json

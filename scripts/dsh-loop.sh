@@ -3,9 +3,11 @@
 # dshloop/package.json and dshloop/pnpm-lock.yaml pin them, with the Node
 # that runs them, into a cache folder (kept between runs; git ignores it);
 # then, unless --install-only, run a seeded campaign on DSH's loop and the
-# model side by side, check that the known findings about DSH's loop
-# still reproduce, and that each patch of dshloop/patches (a bug put into
-# DSH's own code) is found within PATCH_SEEDS seeds (default 500).
+# model side by side with every log also derived by DSH's own Web view
+# code, check that the known findings about DSH's loop and its view code
+# still reproduce, derive ../shared's real DSH logs with its view code, and
+# check that each patch of dshloop/patches and dshview/patches (a bug put
+# into DSH's own code) is found within PATCH_SEEDS seeds (default 500).
 #
 #   scripts/dsh-loop.sh --install-only   install only (.ci/run, before make test)
 #   scripts/dsh-loop.sh [SEEDS]          install, then SEEDS seeds (default 2000)
@@ -63,12 +65,27 @@ fi
 
 go build -o "$install/simrun" ./cmd/simrun || exit 2
 start=$(date +%s)
-"$install/simrun" run --sut both --dsh-loop "$install" --seeds "${1:-2000}" -j "${JOBS:-2}"
+# DSH's loop beside the model, every log of both also derived by DSH's
+# own Web view code (--dsh-view).
+"$install/simrun" run --sut both --dsh-view --dsh-loop "$install" --seeds "${1:-2000}" -j "${JOBS:-2}"
 campaign=$?
 stopped "$campaign"
 "$install/simrun" scenario --quiet --sut dsh --dsh-loop "$install" --findings scenarios/conformance/findings/*.json
 findings=$?
 stopped "$findings"
+# The recorded findings about DSH's view code, each from a scenario of
+# the model's (assistant-withdrawn-live needs an overflow after streamed
+# text, which DSH's DeepSeek adapter never reports: docs/dsh-view.md).
+"$install/simrun" scenario --quiet --dsh-view --dsh-loop "$install" --findings scenarios/dshview/*.json
+viewFindings=$?
+stopped "$viewFindings"
+# The real DSH logs of ../shared, derived by DSH's view code.
+shared=0
+if [ -d ../shared/dsh-logs ]; then
+	"$install/simrun" check --dsh-view --dsh-loop "$install" ../shared/dsh-logs | grep -v ": ok$"
+	shared=${PIPESTATUS[0]}
+	stopped "$shared"
+fi
 # Each patch is a bug in DSH's own code, named by the system that finds
 # it (its first line: "# NAME (found by --sut=SYSTEM): what it breaks");
 # the run on a patched copy must fail (exit 1), with a shrunk plan.
@@ -98,8 +115,30 @@ for p in dshloop/patches/*.patch; do
 	fi
 	rm -rf "$copy" "$copy.corpus"
 done
+# Each patch of dshview/patches is a bug put into DSH's view code: a
+# campaign of the model's logs derived by the patched copy must fail.
+for p in dshview/patches/*.patch; do
+	name=$(basename "$p" .patch)
+	copy="$install/patched/view-$name"
+	rm -rf "$copy" "$copy.corpus"
+	mkdir -p "$install/patched"
+	bash scripts/dsh-loop-copy.sh "$copy" "$p" >/dev/null || { patches=2; continue; }
+	out="$install/patched/view-$name.out"
+	"$install/simrun" run --dsh-view --dsh-loop "$copy" --seeds "${PATCH_SEEDS:-500}" -j "${JOBS:-2}" --corpus "$copy.corpus" >"$out" 2>&1
+	status=$?
+	stopped "$status"
+	found=$(grep -c '^seed 0x[0-9a-f]*: ' "$out")
+	first=$(grep -m 1 -o '^seed 0x[0-9a-f]*' "$out" | cut -d' ' -f2)
+	if [ "$status" -eq 1 ] && [ "$found" -gt 0 ]; then
+		echo "dsh-loop: view patch $name: found by --dsh-view (first seed $first, $found violations)"
+	else
+		echo "dsh-loop: view patch $name: NOT FOUND by --dsh-view in ${PATCH_SEEDS:-500} seeds (exit $status; $out)"
+		[ "$patches" -eq 0 ] && patches=1
+	fi
+	rm -rf "$copy" "$copy.corpus"
+done
 echo "dsh-loop: took $(($(date +%s) - start)) s"
-for s in $campaign $findings $patches; do
+for s in $campaign $findings $viewFindings $shared $patches; do
 	[ "$s" -ne 0 ] && exit "$s"
 done
 exit 0
