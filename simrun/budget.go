@@ -27,6 +27,7 @@ const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--en
                      [--outage [CODE[/STATUS]@]FROM+FOR…] [--runs N] [--seed S]
                      [--assert 'FIGURE<BOUND'…] [--json] [--html OUT.html]
                      [--trace OUT.jsonl [--turn N]] [--sut model|dsh|both] [--dsh-loop DIR]
+                     [--listeners NAMES] [--blocked-after DURATION]
 
 Runs N turns (one request each, unless the environment's workload makes
 steps) under each policy (a DSH RetryPolicyConfig; the
@@ -99,6 +100,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 10000, "turns per policy (not with a horizon: its turns are those that arrive)")
 	workers := fs.Int("j", runtime.GOMAXPROCS(0), "policies run at once (the report is the same for any -j)")
 	listenerNames := fs.String("listeners", "", "the listeners of this simrun's main measured beside llm-retry, comma-separated (default: all it registered)")
+	blockedAfter := registerBlockedAfter(fs)
 	seed := fs.String("seed", "1", "the first turn's seed; turn i uses seed+i under every policy (with a horizon, also the seed its arrivals and incidents are drawn from)")
 	asJSON := fs.Bool("json", false, "print one JSON report per policy")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML page of the reports here")
@@ -231,6 +233,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		c.Env = env
 		c.Listeners = mine // a main's own listeners, beside llm-retry
+		c.BlockedAfter = *blockedAfter
 		c.System = system
 		// What a file cannot say but the run needs: a bundle's listener
 		// order naming a listener this simrun has not got.

@@ -429,8 +429,7 @@ func TestBudgetReportsTheTurnsBeforeABlock(t *testing.T) {
 	}}
 	plugged = []sim.Listener{blocks}
 	t.Cleanup(func() { plugged = nil })
-	t.Setenv("TURNSIM_BLOCKED_AFTER", "")
-	status, out, errOut := simrun("budget", "--policy", "default", "--fail", "SERVER/503=0.5", "--runs", "50", "-j", "1")
+	status, out, errOut := simrun("budget", "--policy", "default", "--fail", "SERVER/503=0.5", "--runs", "50", "-j", "1", "--blocked-after", "300ms")
 	if status != exitViolation {
 		t.Fatalf("status %d, want 1 (a finding about the listener)\n%s%s", status, out, errOut)
 	}

@@ -21,6 +21,7 @@ import (
 
 const replayUsage = `usage: simrun replay (--seed S [--policy FILE] [--faults KINDS] [--mutant NAME] | ENTRY.json)
                      [--sut model|dsh|both] [--dsh-loop DIR] [--dsh-view]
+                     [--listeners NAMES] [--blocked-after D]
                      [--trace OUT.jsonl] [--html OUT.html] [--view] [--check-determinism]
 
 Replays one seed, or one corpus entry's shrunk plan: prints the
@@ -233,6 +234,8 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 }
 
 const shrinkUsage = `usage: simrun shrink (--seed S [--policy FILE] [--faults KINDS] [--mutant NAME] | ENTRY.json)
+                     [--sut model|dsh|both] [--dsh-loop DIR] [--dsh-view]
+                     [--listeners NAMES] [--blocked-after D]
                      [--invariant ID] [--out SCENARIO.json]
 
 Shrinks a failing seed's (or entry's) plan while it still violates the same

@@ -22,7 +22,8 @@ import (
 
 const runUsage = `usage: simrun run [--seeds N] [--start S] [--seed S] [--duration D] [-j N]
                   [--policy FILE] [--faults KINDS] [--mutant NAME]
-                  [--sut model|dsh|both] [--dsh-loop DIR] [--dsh-view] [--listeners NAMES]
+                  [--sut model|dsh|both] [--dsh-loop DIR] [--dsh-view]
+                  [--listeners NAMES] [--blocked-after D]
                   [--corpus DIR] [--json] [--determinism-sample P] [--stats] [--shard I/N]
 
 Draws a configuration and a fault plan from each seed, runs it in the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/dshloop"
@@ -38,6 +39,9 @@ type seedFlags struct {
 	// viewPool's evaluators over the same install.
 	dshView  bool
 	viewPool *dshview.Pool
+	// blockedAfter is the watchdog on the listeners of this simrun's
+	// main (--blocked-after).
+	blockedAfter *time.Duration
 }
 
 func (f *seedFlags) register(fs *flag.FlagSet) {
@@ -50,6 +54,26 @@ func (f *seedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.listeners, "listeners", "", "the listeners of this simrun's main a seed draws with, comma-separated (default: all it registered)")
 	registerSUT(fs, &f.sut, &f.dshLoop)
 	registerView(fs, &f.dshView)
+	f.blockedAfter = registerBlockedAfter(fs)
+}
+
+// registerBlockedAfter registers --blocked-after: how long in real time
+// a call of one of this simrun's listeners may take before the run stops
+// and calls it blocked outside virtual time (sim.Options.BlockedAfter).
+func registerBlockedAfter(fs *flag.FlagSet) *time.Duration {
+	d := sim.DefaultBlockedAfter
+	fs.Func("blocked-after", fmt.Sprintf("how long in real time a call of one of this simrun's own listeners may take before the run stops and reports it blocked outside virtual time: a duration (default %v; a listener that waits on a service of its own needs more)", d), func(v string) error {
+		got, err := time.ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		if got <= 0 {
+			return fmt.Errorf("%q: want a positive duration (a listener that blocked would hold the run for good)", v)
+		}
+		d = got
+		return nil
+	})
+	return &d
 }
 
 // registerView registers --dsh-view.
@@ -138,6 +162,9 @@ func (f *seedFlags) resolve() (faults.Overrides, sim.Options, error) {
 		return o, opts, err
 	}
 	opts = withListeners(opts, ls)
+	if f.blockedAfter != nil {
+		opts.BlockedAfter = *f.blockedAfter
+	}
 	if f.sut != "" && f.sut != "model" {
 		switch {
 		case f.mutant != "":
