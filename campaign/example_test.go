@@ -62,6 +62,24 @@ func TestWorkedExample(t *testing.T) {
 	if out, err := goTest(fixed); err != nil {
 		t.Errorf("the example as committed fails: %v\n%s", err, out)
 	}
+	// A user's module links what its test and its main need: no browser
+	// driver and no web socket (those are for the real DSH's commands,
+	// which cmd/simrun builds in). go.mod says so (the go test above ran
+	// with -mod=readonly, so it holds every module the build needs), and
+	// so does what go builds.
+	mod, _ := os.ReadFile(filepath.Join(fixed, "go.mod"))
+	cmd := exec.Command("go", "list", "-deps", "-test", "./...")
+	cmd.Dir = fixed
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	deps, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps -test: %v\n%s", err, deps)
+	}
+	for _, heavy := range []string{"github.com/chromedp/", "github.com/coder/websocket"} {
+		if strings.Contains(string(mod), heavy) || strings.Contains(string(deps), heavy) {
+			t.Errorf("the example module needs %s (its go.mod, or go list -deps -test ./...)", heavy)
+		}
+	}
 }
 
 // copyExample copies the example module into a temporary folder, its

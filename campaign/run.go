@@ -12,6 +12,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/limits"
+	"github.com/turnsim/turnsim/internal/words"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -195,7 +196,7 @@ func (s Summary) ViewFindingsNote() string {
 	}
 	var parts []string
 	for _, f := range s.ViewFindings {
-		parts = append(parts, fmt.Sprintf("%s in %s (%s)", f.Class, plural(f.Seeds, "seed"), plural(f.Turns, "turn")))
+		parts = append(parts, fmt.Sprintf("%s in %s (%s)", f.Class, words.Plural(f.Seeds, "seed"), words.Plural(f.Turns, "turn")))
 	}
 	return " (recorded findings about DSH's view code, apart: " + strings.Join(parts, ", ") + ")"
 }
@@ -217,7 +218,7 @@ func (s Summary) FindingsNote() string {
 	}
 	var parts []string
 	for _, f := range s.Findings {
-		parts = append(parts, fmt.Sprintf("%s in %s", f.Name, plural(f.Seeds, "seed")))
+		parts = append(parts, fmt.Sprintf("%s in %s", f.Name, words.Plural(f.Seeds, "seed")))
 	}
 	return " (recorded findings about DSH, apart: " + strings.Join(parts, ", ") + ")"
 }
@@ -378,6 +379,22 @@ func (c *Config) One(seed uint64) *Result {
 	res := c.one(seed)
 	c.record(res)
 	return res
+}
+
+// Investigate is a failing result of a campaign run with NoShrink,
+// shrunk, its reproduction made and its corpus entry written (with
+// Corpus set). A seed that blocked is investigated from its own run:
+// another would wait out the watchdog again.
+func (c *Config) Investigate(r *Result) *Result {
+	if r.Internal != "" {
+		return r
+	}
+	if v := r.verdict; v != nil {
+		c.investigate(*v, r)
+		c.record(r)
+		return r
+	}
+	return c.One(r.seed)
 }
 
 // one is One without the corpus write, which Run makes in seed order.

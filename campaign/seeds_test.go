@@ -3,7 +3,7 @@ package campaign_test
 import (
 	"testing"
 
-	"github.com/turnsim/turnsim/campaign"
+	"github.com/turnsim/turnsim/simtest"
 )
 
 // TestSeeds is the campaign against the correct loop, with the project's
@@ -15,5 +15,5 @@ func TestSeeds(t *testing.T) {
 	if testing.Short() {
 		runs = 300
 	}
-	campaign.Check(t, campaign.Runs(runs), campaign.Corpus("../corpus"))
+	simtest.Check(t, simtest.Runs(runs), simtest.Corpus("../corpus"))
 }

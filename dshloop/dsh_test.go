@@ -8,10 +8,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/simtest"
 )
 
 // These tests run DSH's own loop packages, from the install that
@@ -157,9 +157,9 @@ func TestTheSameSeedGivesTheSameBytes(t *testing.T) {
 	}
 }
 
-// TestCampaignCheckRunsOnDSH: campaign.Check from go test, on DSH's loop
-// beside the model (campaign.System): a short campaign is clean.
+// TestCampaignCheckRunsOnDSH: simtest.Check from go test, on DSH's loop
+// beside the model (simtest.System): a short campaign is clean.
 func TestCampaignCheckRunsOnDSH(t *testing.T) {
 	sys := Both{DSH: System{Pool: pool(t, 2)}}
-	campaign.Check(t, campaign.System(sys), campaign.Runs(40), campaign.Corpus(t.TempDir()))
+	simtest.Check(t, simtest.System(sys), simtest.Runs(40), simtest.Corpus(t.TempDir()))
 }

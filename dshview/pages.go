@@ -2,6 +2,7 @@ package dshview
 
 import (
 	"fmt"
+	"github.com/turnsim/turnsim/internal/words"
 	"sort"
 
 	"github.com/turnsim/turnsim/loop/session"
@@ -71,12 +72,5 @@ func appendedMessage(e *session.Event) bool {
 
 // pagedView is the view of a log paged in at messages a page.
 func pagedView(events []session.Event, messages int) View {
-	return View{Where: fmt.Sprintf("the history paged in at %s a page", plural(messages, "message")), Steps: Pages(events, messages)}
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return View{Where: fmt.Sprintf("the history paged in at %s a page", words.Plural(messages, "message")), Steps: Pages(events, messages)}
 }

@@ -34,7 +34,7 @@ func BenchmarkRun(b *testing.B) {
 // run with a plug-in is, on a runner's goroutine under the watchdog
 // (sim/guard.go); "inline", without the watchdog, on the caller's. The
 // same seeds, the same runs: the difference is what the watchdog costs a
-// campaign.Check.
+// simtest.Check.
 func BenchmarkRunWithAPlugIn(b *testing.B) {
 	passOn := sim.Listener{Name: "pass-on", New: func(sim.Env) loop.RequestErrorListener {
 		return func(_ *loop.RequestError, next loop.Next) (loop.Action, error) { return next() }

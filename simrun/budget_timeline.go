@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"fmt"
+	"github.com/turnsim/turnsim/internal/words"
 	"io"
 	"slices"
 	"strings"
@@ -46,7 +47,7 @@ func printTimeline(tw io.Writer, tl *budget.TimelineReport) {
 		}
 	}
 	if len(tl.Failed) > 0 && tl.Failed[peak] > 0 {
-		fmt.Fprintf(tw, "  worst minute\t%s from %s\n", plural(tl.Failed[peak], "failed turn"), budget.Clock(float64(peak)*60e3))
+		fmt.Fprintf(tw, "  worst minute\t%s from %s\n", words.Plural(tl.Failed[peak], "failed turn"), budget.Clock(float64(peak)*60e3))
 	}
 	for _, c := range tl.Checks {
 		verdict := "within the interval"
@@ -56,13 +57,6 @@ func printTimeline(tw io.Writer, tl *budget.TimelineReport) {
 		fmt.Fprintf(tw, "  cross-check\t%s: %.4g (%d of %d; 95%% CI %.4g … %.4g), analytic %.4g: %s\n",
 			c.What, c.Observed, c.K, c.N, c.Lo, c.Hi, c.Analytic, verdict)
 	}
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // turnList names an incident's first failed turns, for --turn.

@@ -17,7 +17,6 @@ import (
 	"github.com/turnsim/turnsim/internal/atomicfile"
 
 	"github.com/turnsim/turnsim/conformance"
-	"github.com/turnsim/turnsim/conformance/webui"
 	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
@@ -121,9 +120,14 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun conformance: %v\n", err)
 		return exitInternal
 	}
+	if *from == "" {
+		if _, ok := needRealDSH("conformance", stderr); !ok {
+			return exitUsage
+		}
+	}
 	r := &conformRunner{self: self, dsh: *dsh, keep: *keep, from: *from, timeout: *timeout}
 	if *render && *from == "" {
-		if webui.Find() == "" {
+		if realDSH.Chromium() == "" {
 			fmt.Fprintln(stderr, "conformance --render: SKIPPED (no Chromium on PATH: apt-get install -y chromium); comparing logs only")
 		} else {
 			r.render = true
@@ -375,7 +379,7 @@ func runDSH(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("dsh-run", stderr, "usage: simrun dsh-run --scenario FILE --dir DIR --dsh DIR (inside unshare -n)\n")
 	file := fs.String("scenario", "", "")
 	dir := fs.String("dir", "", "")
-	dsh := fs.String("dsh", "", "")
+	installDir := fs.String("dsh", "", "")
 	timeout := fs.Duration("timeout", 90*time.Second, "")
 	render := fs.Bool("render", false, "")
 	if _, err := parseInterspersed(fs, args); err != nil {
@@ -386,19 +390,21 @@ func runDSH(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	if err := conformance.EnterRun(*dir); err != nil {
+	dsh, ok := needRealDSH("dsh-run", stderr)
+	if !ok {
+		return exitUsage
+	}
+	if err := dsh.EnterRun(*dir); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInternal
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	var hooks conformance.Hooks
+	chromium := ""
 	if *render {
-		h, closeBrowser := conformance.RenderHooks(webui.Find(), *dir)
-		defer closeBrowser()
-		hooks = h
+		chromium = dsh.Chromium()
 	}
-	if err := conformance.RunDSH(ctx, conformance.Install(*dsh), s, *dir, conformance.SessionCwd, hooks); err != nil {
+	if err := dsh.RunDSH(ctx, conformance.Install(*installDir), s, *dir, conformance.SessionCwd, chromium); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInternal
 	}

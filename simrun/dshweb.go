@@ -52,6 +52,10 @@ func runDSHWeb(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitUsage
 	}
+	rd, ok := needRealDSH("dsh-web", stderr)
+	if !ok {
+		return exitUsage
+	}
 	if *file == "" {
 		fmt.Fprint(stderr, "simrun dsh-web: give --scenario FILE\n\n")
 		fs.Usage()
@@ -96,23 +100,23 @@ func runDSHWeb(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitClean
 	}
-	if err := conformance.EnterRun(*dir); err != nil {
+	if err := rd.EnterRun(*dir); err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInternal
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	running, err := conformance.StartDSH(ctx, conformance.Install(*dsh), s, *dir, conformance.SessionCwd)
+	hostURL, home, stop, err := rd.StartDSH(ctx, conformance.Install(*dsh), s, *dir, conformance.SessionCwd)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitInternal
 	}
-	defer running.Close()
+	defer stop()
 	self, _ := os.Executable()
-	fmt.Fprintf(stdout, "dsh web: %s (files in %s; its sessions in %s)\n", running.Host.URL, *dir, filepath.Join(running.Home, "sessions"))
+	fmt.Fprintf(stdout, "dsh web: %s (files in %s; its sessions in %s)\n", hostURL, *dir, filepath.Join(home, "sessions"))
 	cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
-	cmd.Env = append(os.Environ(), "DSH_WEB="+running.Host.URL, "DSH_SESSIONS="+filepath.Join(running.Home, "sessions"), "SIMRUN="+self)
+	cmd.Env = append(os.Environ(), "DSH_WEB="+hostURL, "DSH_SESSIONS="+filepath.Join(home, "sessions"), "SIMRUN="+self)
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {

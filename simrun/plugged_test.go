@@ -28,7 +28,7 @@ func withPluggedListener(t *testing.T) sim.Listener {
 
 // TestPluggedListenerRunsLikeGoTest: 'simrun run' in a main with a
 // listener registered prints, for the seed go test would report, the
-// shrunk plan campaign.Check prints (both are the campaign's), and its
+// shrunk plan simtest.Check prints (both are the campaign's), and its
 // corpus entry replays with 'simrun replay' there — and nowhere the
 // listener is not registered, which says so by name.
 func TestPluggedListenerRunsLikeGoTest(t *testing.T) {

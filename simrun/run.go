@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/words"
 	"io"
 	"os"
 	"os/signal"
@@ -200,7 +201,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 func writeViewFindings(w io.Writer, counts []campaign.ViewFindingCount) {
 	for _, f := range counts {
 		printLine(w, "DSH's view code: recorded finding %s (%s) in %s, %s; first in seed %s: %s",
-			f.Class, f.Invariant, plural(f.Seeds, "seed"), plural(f.Turns, "turn"), f.First, f.Example)
+			f.Class, f.Invariant, words.Plural(f.Seeds, "seed"), words.Plural(f.Turns, "turn"), f.First, f.Example)
 		printLine(w, "  reproduce: %s", f.Reproduce)
 	}
 }

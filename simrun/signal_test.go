@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turnsim/turnsim/conformance/realdsh"
 )
 
 // asCommand makes the test binary run simrun itself when the tests start
@@ -21,6 +23,9 @@ const asCommand = "SIMRUN_TEST_AS_COMMAND"
 const readyFile = ".simrun-test-ready"
 
 func TestMain(m *testing.M) {
+	// As cmd/simrun is: the tests of conformance, dsh-web and webui run
+	// them (realdsh_test holds what a simrun without them says).
+	UseRealDSH(realdsh.Commands{})
 	if os.Getenv(asCommand) == "1" {
 		// Caught from the start and never acted on here: a signal sent
 		// before the command installs its own handling is absorbed, not

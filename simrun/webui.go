@@ -10,11 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/oracle"
 
 	"github.com/turnsim/turnsim/conformance"
-	"github.com/turnsim/turnsim/conformance/webui"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/loop/view"
 )
@@ -54,12 +52,16 @@ func runWebUI(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	rd, ok := needRealDSH("webui", stderr)
+	if !ok {
+		return exitUsage
+	}
 	_, events, err := session.ReadFile(*logPath, session.ReadOptions{})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: error: %v\n", *logPath, err)
 		return exitUsage
 	}
-	chromium := webui.Find()
+	chromium := rd.Chromium()
 	if chromium == "" {
 		fmt.Fprintln(stderr, "simrun webui: no Chromium on PATH (apt-get install -y chromium)")
 		return exitUsage
@@ -70,32 +72,12 @@ func runWebUI(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	b, err := webui.Open(ctx, chromium, filepath.Join(*out, "chromium"))
-	if err != nil {
-		fmt.Fprintf(stderr, "simrun webui: %v\n", err)
-		return exitInternal
-	}
-	defer b.Close()
-	if err := b.OpenSessionTitled(*host, *title); err != nil {
-		fmt.Fprintf(stderr, "simrun webui: %v\n", err)
-		return exitInternal
-	}
-	rows, err := b.Rows()
+	rows, err := rd.ReadSession(ctx, chromium, *out, *host, *title)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun webui: %v\n", err)
 		return exitInternal
 	}
 	shot := filepath.Join(*out, "ui.png")
-	if err := b.Screenshot(shot); err != nil {
-		fmt.Fprintf(stderr, "simrun webui: %v\n", err)
-		return exitInternal
-	}
-	if chat, err := b.Chat(); err == nil {
-		if err := atomicfile.Write(filepath.Join(*out, "ui.html"), []byte(chat)); err != nil {
-			fmt.Fprintf(stderr, "simrun webui: %v\n", err)
-			return exitInternal
-		}
-	}
 	data, _ := json.MarshalIndent(conformance.Render{BeforeSeq: -1, Rows: rows, Screenshot: "ui.png"}, "", "  ")
 	if err := writeAtomically(filepath.Join(*out, "ui.json"), func(w io.Writer) error { _, err := w.Write(append(data, '\n')); return err }); err != nil {
 		fmt.Fprintf(stderr, "simrun webui: %v\n", err)

@@ -3,9 +3,9 @@ package ownlistener
 import (
 	"testing"
 
-	"github.com/turnsim/turnsim/campaign"
+	"github.com/turnsim/turnsim/simtest"
 )
 
 func TestRetryServer(t *testing.T) {
-	campaign.Check(t, campaign.Listeners(RetryServer()), campaign.Runs(200))
+	simtest.Check(t, simtest.Listeners(RetryServer()), simtest.Runs(200))
 }

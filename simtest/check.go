@@ -1,10 +1,12 @@
-package campaign
+package simtest
 
 import (
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/turnsim/turnsim/campaign"
+	"github.com/turnsim/turnsim/internal/words"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -129,9 +131,9 @@ func check(t tb, opts ...Option) {
 	// The corpus first: each entry is a failure already shrunk. Not for
 	// one seed asked for by -sim.seed: that seed is what is reproduced.
 	if !s.oneSeed {
-		var regressions []CorpusResult
+		var regressions []campaign.CorpusResult
 		replayed, skipped := 0, 0
-		ReplayCorpus(s.corpus, c.Mutant, c.Sim, func(r CorpusResult) {
+		campaign.ReplayCorpus(s.corpus, c.Mutant, c.Sim, func(r campaign.CorpusResult) {
 			switch {
 			case r.Replayed && r.Err == nil && len(r.Violations) == 0:
 				replayed++
@@ -149,14 +151,14 @@ func check(t tb, opts ...Option) {
 			t.Logf("campaign: corpus %s: %d replayed first, each as it should; %d of mutants other than this run's skipped", s.corpus, replayed, skipped)
 		}
 	}
-	var failing []*Result
-	sum := Run(context.Background(), c, func(r *Result) {
+	var failing []*campaign.Result
+	sum := campaign.Run(context.Background(), c, func(r *campaign.Result) {
 		if len(r.Violations) > 0 || r.Internal != "" {
 			failing = append(failing, r)
 		}
 	})
 	if len(failing) == 0 {
-		t.Logf("campaign: %s from %#x, %d events, no violation", plural(sum.Runs, "seed"), c.First, sum.Events)
+		t.Logf("campaign: %s from %#x, %d events, no violation", words.Plural(sum.Runs, "seed"), c.First, sum.Events)
 		unexercised(t, c, sum)
 		return
 	}
@@ -169,14 +171,7 @@ func check(t tb, opts ...Option) {
 			// purpose: it has no place in the caller's corpus.
 			c.Corpus = ""
 		}
-		if v := first.verdict; v != nil {
-			// Blocked: investigated from its run, which another would
-			// only repeat after the watchdog's seconds.
-			c.investigate(*v, first)
-			c.record(first)
-		} else {
-			first = c.One(first.seed)
-		}
+		first = c.Investigate(first)
 	}
 	// Paths as the module's root sees them, where the go test line runs.
 	first.Corpus = fromRoot(first.Corpus)
@@ -191,18 +186,18 @@ func check(t tb, opts ...Option) {
 }
 
 // config is the campaign the settings and flags describe.
-func (s *settings) config(t tb) (Config, error) {
+func (s *settings) config(t tb) (campaign.Config, error) {
 	if err := sim.CheckListeners(s.listeners); err != nil {
-		return Config{}, err
+		return campaign.Config{}, err
 	}
-	c := Config{First: s.first, Count: 1000, Workers: runtime.GOMAXPROCS(0), Overrides: s.overrides,
-		Sample: s.sample, NoShrink: true, Version: Version}
+	c := campaign.Config{First: s.first, Count: 1000, Workers: runtime.GOMAXPROCS(0), Overrides: s.overrides,
+		Sample: s.sample, NoShrink: true, Version: campaign.Version}
 	if testing.Short() {
 		c.Count = 200
 	}
 	switch {
 	case s.runsSet && s.runs < 1:
-		return c, fmt.Errorf("campaign.Runs(%d): want a positive count (a campaign of no seed checks nothing)", s.runs)
+		return c, fmt.Errorf("simtest.Runs(%d): want a positive count (a campaign of no seed checks nothing)", s.runs)
 	case s.runsSet:
 		c.Count = uint64(s.runs)
 	}
@@ -211,16 +206,16 @@ func (s *settings) config(t tb) (Config, error) {
 		// delay, a mode of neither kind or a budget past a safe integer
 		// once ran and were blamed on the loop.
 		if err := retry.Validate(p); err != nil {
-			return c, fmt.Errorf("campaign.Policy: %v", err)
+			return c, fmt.Errorf("simtest.Policy: %v", err)
 		}
 	}
 	if s.faultsSet {
 		if len(s.overrides.Kinds) == 0 {
-			return c, errors.New("campaign.Faults: no kind given (leave Faults out for every kind)")
+			return c, errors.New("simtest.Faults: no kind given (leave Faults out for every kind)")
 		}
 		kinds, err := faults.ParseKinds(strings.Join(s.overrides.Kinds, ","))
 		if err != nil {
-			return c, fmt.Errorf("campaign.Faults: %v", err)
+			return c, fmt.Errorf("simtest.Faults: %v", err)
 		}
 		c.Overrides.Kinds = kinds
 	}
@@ -239,7 +234,7 @@ func (s *settings) config(t tb) (Config, error) {
 		c.Duration = d
 	}
 	if v, from := setting(*flagSeed, "sim.seed", "SIM_SEED"); v != "" {
-		seed, err := ParseSeed(v)
+		seed, err := campaign.ParseSeed(v)
 		if err != nil {
 			return c, fmt.Errorf("%s: %v", from, err)
 		}
@@ -253,14 +248,14 @@ func (s *settings) config(t tb) (Config, error) {
 		c.First, c.Count, c.Duration = seed, 1, 0
 		s.oneSeed = true
 	}
-	if err := SeedRange(c.First, c.Count); err != nil && c.Duration == 0 {
-		return c, fmt.Errorf("campaign.From(%#x) with %d runs: %v", c.First, c.Count, err)
+	if err := campaign.SeedRange(c.First, c.Count); err != nil && c.Duration == 0 {
+		return c, fmt.Errorf("simtest.From(%#x) with %d runs: %v", c.First, c.Count, err)
 	}
 	c.Sim = sim.Options{Listeners: s.listeners, BlockedAfter: s.blockedAfter, System: s.system}
 	if s.system != nil && len(s.listeners) > 0 {
-		return c, fmt.Errorf("campaign.System(%s) with campaign.Listeners: a listener of one's own is Go code, which runs in the model only", s.system.Name())
+		return c, fmt.Errorf("simtest.System(%s) with simtest.Listeners: a listener of one's own is Go code, which runs in the model only", s.system.Name())
 	}
-	mutant, from := s.mutant, "campaign.Mutant"
+	mutant, from := s.mutant, "simtest.Mutant"
 	if v, f := setting(*flagMutant, "sim.mutant", "SIM_MUTANT"); v != "" {
 		mutant, from = v, f
 	}
@@ -270,7 +265,7 @@ func (s *settings) config(t tb) (Config, error) {
 			return c, fmt.Errorf("%s %q: no such mutant (known: %s)", from, mutant, strings.Join(mutants.Names(), ", "))
 		}
 		if s.system != nil {
-			return c, fmt.Errorf("%s %q with campaign.System(%s): a mutant of the zoo is Go code, which runs in the model only", from, mutant, s.system.Name())
+			return c, fmt.Errorf("%s %q with simtest.System(%s): a mutant of the zoo is Go code, which runs in the model only", from, mutant, s.system.Name())
 		}
 		c.Mutant = m.Name
 		c.Sim = m.Options
@@ -304,7 +299,7 @@ func (s *settings) config(t tb) (Config, error) {
 
 // reportCorpus fails the test with the corpus entries that no longer
 // replay as they should: the first in full, the others counted.
-func reportCorpus(t tb, rs []CorpusResult, repro Repro) {
+func reportCorpus(t tb, rs []campaign.CorpusResult, repro campaign.Repro) {
 	t.Helper()
 	var b strings.Builder
 	r := rs[0]
@@ -331,7 +326,7 @@ func reportCorpus(t tb, rs []CorpusResult, repro Repro) {
 }
 
 // seedList names a few failing seeds and their invariants.
-func seedList(rs []*Result) string {
+func seedList(rs []*campaign.Result) string {
 	var parts []string
 	for i, r := range rs {
 		if i == 5 {
@@ -376,7 +371,7 @@ func durationFlag(d time.Duration) string {
 // the test: never asked, or never answering retry though it has a budget
 // to spend (a code it looks for that no failure has, say): green would
 // say nothing about it.
-func unexercised(t tb, c Config, sum Summary) {
+func unexercised(t tb, c campaign.Config, sum campaign.Summary) {
 	t.Helper()
 	if c.Count == 1 && c.Duration == 0 {
 		return // one seed, asked for by -sim.seed: it is about that seed
@@ -388,24 +383,13 @@ func unexercised(t tb, c Config, sum Summary) {
 		switch {
 		case sum.Calls[i] == 0:
 			t.Error(fmt.Sprintf("campaign: %s was never asked in %s: no failure reached it (is it placed behind a listener that owns every failure?)",
-				l.Name, plural(sum.Runs, "seed")))
+				l.Name, words.Plural(sum.Runs, "seed")))
 		case sum.Retries[i] == 0 && l.MaxRetries != 0:
 			t.Error(fmt.Sprintf("campaign: %s was asked %s in %s and never answered retry, though its MaxRetries is %d: "+
 				"are its codes ones a provider fails with (SERVER, RATE_LIMIT, TIMEOUT, …)? Codes in its sim.Listener aim the swarm at them",
-				l.Name, plural(sum.Calls[i], "time"), plural(sum.Runs, "seed"), l.MaxRetries))
+				l.Name, words.Plural(sum.Calls[i], "time"), words.Plural(sum.Runs, "seed"), l.MaxRetries))
 		}
 	}
-}
-
-// plural is n with its noun, in the plural when n is not 1.
-func plural(n int, noun string) string {
-	switch {
-	case n == 1:
-		return "1 " + noun
-	case strings.HasSuffix(noun, "y"):
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // moduleRoot is the folder of the go.mod above the test's folder (go test

