@@ -55,7 +55,10 @@ type ShardSummary struct {
 	// ViewFindings count DSH's view code's recorded findings by class
 	// (--dsh-view).
 	ViewFindings []ViewFindingCount `json:"viewFindings,omitempty"`
-	Shard        string             `json:"shard,omitempty"`
+	// ViewRuns and ViewDiffering are Summary's.
+	ViewRuns      int    `json:"viewRuns,omitempty"`
+	ViewDiffering int    `json:"viewDiffering,omitempty"`
+	Shard         string `json:"shard,omitempty"`
 	// Campaign names the run the shard belongs to (its first seed, its
 	// count or duration, its flags, turnsim's version); Start and Seeds
 	// are its first seed and count as numbers (Seeds 0 under a duration),
@@ -149,6 +152,8 @@ func Merge(outputs []ShardOutput) (*Merged, error) {
 		total.Interrupted = total.Interrupted || summary.Interrupted
 		total.Blocked = cmp.Or(total.Blocked, summary.Blocked)
 		total.ViewFindings = mergeViewFindings(total.ViewFindings, summary.ViewFindings)
+		total.ViewRuns += summary.ViewRuns
+		total.ViewDiffering += summary.ViewDiffering
 	}
 	if withStats > 0 && withStats != len(outputs) {
 		return fail("%d of %d shards were run with --stats: run all of them with it, or none", withStats, len(outputs))

@@ -107,6 +107,9 @@ type Result struct {
 	// the run's logs show (--dsh-view), each with its class: counted by
 	// class apart, never a violation.
 	ViewFindings []oracle.Finding `json:"viewFindings,omitempty"`
+	// ViewChecked says the run's logs were derived by a view checker
+	// (sim.Options.ViewCheck).
+	ViewChecked bool `json:"-"`
 	// Blocked names the plug-in that blocked outside virtual time in this
 	// run (sim.Result.Blocked): the campaign stops after it, since every
 	// run that reaches it would wait out the watchdog again.
@@ -146,8 +149,12 @@ type Summary struct {
 	// ViewFindings count the recorded findings about DSH's view code by
 	// class (--dsh-view), in class order.
 	ViewFindings []ViewFindingCount
-	Elapsed      time.Duration
-	Interrupted  bool
+	// ViewRuns counts the runs whose logs DSH's view code derived
+	// (--dsh-view), ViewDiffering those among them whose derivation
+	// differed from turnsim's view (a differs-from-dsh-view violation).
+	ViewRuns, ViewDiffering int
+	Elapsed                 time.Duration
+	Interrupted             bool
 }
 
 // FindingCount is how many seeds reproduced a recorded finding.
@@ -191,14 +198,20 @@ func (s *Summary) addViewFindings(res *Result, repro Repro) {
 // ViewFindingsNote is the summary's words on DSH's view code's recorded
 // findings, "" when none showed.
 func (s Summary) ViewFindingsNote() string {
+	note := ""
+	if s.ViewRuns > 0 {
+		// Said even when nothing showed: a run with --dsh-view must read
+		// differently from one without.
+		note = fmt.Sprintf(" (DSH's view code: the logs of %s derived and compared, %d differing)", words.Plural(s.ViewRuns, "run"), s.ViewDiffering)
+	}
 	if len(s.ViewFindings) == 0 {
-		return ""
+		return note
 	}
 	var parts []string
 	for _, f := range s.ViewFindings {
 		parts = append(parts, fmt.Sprintf("%s in %s (%s)", f.Class, words.Plural(f.Seeds, "seed"), words.Plural(f.Turns, "turn")))
 	}
-	return " (recorded findings about DSH's view code, apart: " + strings.Join(parts, ", ") + ")"
+	return note + " (recorded findings about DSH's view code, apart: " + strings.Join(parts, ", ") + ")"
 }
 
 // addFinding counts a seed that reproduced the named finding.
@@ -285,6 +298,12 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 			sum.addFinding(f)
 		}
 		sum.addViewFindings(res, c.Repro)
+		if res.ViewChecked {
+			sum.ViewRuns++
+			if slices.ContainsFunc(res.Violations, func(v oracle.Violation) bool { return v.Invariant == oracle.DiffersFromDSHView }) {
+				sum.ViewDiffering++
+			}
+		}
 		if res.Exercised != nil {
 			if planner, ok := c.Sim.System.(faults.Planner); ok && sum.Coverage.Enactable == nil {
 				sum.Coverage.Enactable = planner.Kinds()
@@ -401,7 +420,7 @@ func (c *Config) Investigate(r *Result) *Result {
 func (c *Config) one(seed uint64) *Result {
 	v := faults.RunSeed(seed, c.Overrides, c.Sim, Sampled(seed, c.Sample))
 	res := &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Events: len(v.Result.Events), Violations: v.Violations,
-		Findings: v.Result.Findings, ViewFindings: v.Result.ViewFindings}
+		Findings: v.Result.Findings, ViewFindings: v.Result.ViewFindings, ViewChecked: v.Result.ViewChecked}
 	if c.Stats {
 		x := faults.Exercise(v)
 		res.Exercised = &x

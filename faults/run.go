@@ -77,7 +77,12 @@ func Check(s *sim.Scenario, opts sim.Options) (*sim.Result, []oracle.Violation) 
 		vs, res.Findings = e.Explain(res, vs)
 	}
 	if vc := opts.ViewCheck; vc != nil {
-		vs = append(vs, checkView(vc, res, res.Events, "")...)
+		prefix := ""
+		if res.Model != nil {
+			// Two logs were derived: each finding says whose it is.
+			prefix = SystemLog
+		}
+		vs = append(vs, checkView(vc, res, res.Events, prefix)...)
 		if m := res.Model; m != nil {
 			vs = append(vs, checkView(vc, res, m.Events, ModelLog)...)
 		}
@@ -105,6 +110,11 @@ func checkView(vc sim.ViewChecker, res *sim.Result, events []session.Event, pref
 // ModelLog begins the message of a violation in the model's log, when the
 // model ran beside another system (--sut both).
 const ModelLog = "in the model's log: "
+
+// SystemLog begins the message of a view's violation or finding in the
+// log of the system beside the model (--sut both: DSH's own loop, the one
+// other system there is).
+const SystemLog = "in DSH's log: "
 
 // DrawFor is seed's plan for the system under test opts name: drawn with
 // the overrides (For), then, for a Planner, in its terms.

@@ -140,7 +140,11 @@ func (v Violation) Line() string {
 			fmt.Fprint(&b, s)
 		}
 	}
-	b.WriteString(": ")
+	if b.Len() > 0 {
+		// A line about no invariant (a recorded finding that no longer
+		// shows) is its message alone.
+		b.WriteString(": ")
+	}
 	b.WriteString(v.Message)
 	return strictjson.Printable(b.String())
 }

@@ -61,7 +61,10 @@ if ! cmp -s dshloop/pnpm-lock.yaml "$install/pnpm-lock.yaml" || ! cmp -s dshloop
 		skip "pnpm could not install DSH's loop packages: $(cause "$install/install.log")"
 	}
 fi
-[ "${1:-}" = "--install-only" ] && exit 0
+if [ "${1:-}" = "--install-only" ]; then
+  echo "dsh-loop: installed into $install (DSH's loop and view packages, Node 22); make dsh-loop also runs the campaign, findings and patches"
+  exit 0
+fi
 
 go build -o "$install/simrun" ./cmd/simrun || exit 2
 start=$(date +%s)

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/turnsim/turnsim/internal/words"
 	"io"
 	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -123,6 +125,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	files, walkErrs := collectLogs(paths)
 	var nFiles, nViolations, nErrors int
+	var views *viewTotals
+	if opts.dshView != nil {
+		views = &viewTotals{}
+	}
 	for _, we := range walkErrs {
 		nErrors++
 		report(stdout, &checkResult{File: we.path, Error: &readError{Message: we.msg}}, opts)
@@ -141,10 +147,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if res.Error != nil {
 			nErrors++
 		}
+		views.add(res)
 		report(stdout, res, opts)
 	}
 	interrupted := ctx.Err() != nil
-	status := finish(stdout, stderr, opts.json, "files", nFiles, nViolations, nErrors, interrupted)
+	status := finish(stdout, stderr, opts.json, "files", nFiles, nViolations, nErrors, interrupted, views)
 	if interrupted {
 		fmt.Fprintf(stderr, "simrun check: interrupted after %d of %d files\n", nFiles, len(files))
 		return exitInterrupted
@@ -152,21 +159,77 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
+// viewTotals add up what DSH's view code derived over the logs of a
+// check (--dsh-view): the summary says it was done, and how much, even
+// when it found nothing.
+type viewTotals struct {
+	// Logs derived; snapshots (views) and nodes compared; logs whose
+	// derivation differed from turnsim's view.
+	Logs      int `json:"logs"`
+	Compared  int `json:"compared"`
+	Nodes     int `json:"nodes"`
+	Differing int `json:"differing"`
+	// Findings count the recorded findings by class, in class order.
+	Findings []classCount `json:"findings,omitempty"`
+}
+
+// classCount is how many turns showed one class of recorded finding.
+type classCount struct {
+	Class string `json:"class"`
+	Turns int    `json:"turns"`
+}
+
+// add counts one file's derivation (nothing for a file not derived: one
+// that could not be read, or too long).
+func (t *viewTotals) add(res *checkResult) {
+	if t == nil || res.DSHView == nil {
+		return
+	}
+	t.Logs++
+	t.Compared += res.DSHView.Compared
+	t.Nodes += res.DSHView.Nodes
+	if slices.ContainsFunc(res.Violations, func(v oracle.Violation) bool { return v.Invariant == oracle.DiffersFromDSHView }) {
+		t.Differing++
+	}
+	for _, f := range res.ViewFindings {
+		i, found := slices.BinarySearchFunc(t.Findings, f.Class, func(c classCount, class string) int { return strings.Compare(c.Class, class) })
+		if !found {
+			t.Findings = slices.Insert(t.Findings, i, classCount{Class: f.Class})
+		}
+		t.Findings[i].Turns++
+	}
+}
+
+// String is the totals as the summary line ends.
+func (t *viewTotals) String() string {
+	s := fmt.Sprintf("DSH's view code: %s derived, %d views and %d nodes compared, %d differing", words.Plural(t.Logs, "log"), t.Compared, t.Nodes, t.Differing)
+	for _, f := range t.Findings {
+		s += fmt.Sprintf("; recorded finding %s in %s", f.Class, words.Plural(f.Turns, "turn"))
+	}
+	return s
+}
+
 // finish prints the last line of check and scenario ("N files, V
 // violations, E errors"; with --json, an object on stdout and the line on
 // stderr) and returns the exit status: violations first, then bad input.
 // An interrupted run's summary says so, as run, explore and budget do: a
 // count of what was read before a signal is not a count of the input.
-func finish(stdout, stderr io.Writer, asJSON bool, noun string, n, nViolations, nErrors int, interrupted bool) int {
+func finish(stdout, stderr io.Writer, asJSON bool, noun string, n, nViolations, nErrors int, interrupted bool, views *viewTotals) int {
 	summary := fmt.Sprintf("%d %s, %d violations, %d errors", n, noun, nViolations, nErrors)
 	if interrupted {
 		summary += " (interrupted)"
+	}
+	if views != nil {
+		summary += "; " + views.String()
 	}
 	if asJSON {
 		fields := map[string]any{noun: n, "violations": nViolations, "errors": nErrors}
 		if interrupted {
 			// Only when true: an uninterrupted summary keeps its bytes.
 			fields["interrupted"] = true
+		}
+		if views != nil {
+			fields["dshView"] = views
 		}
 		b, _ := json.Marshal(fields)
 		fmt.Fprintf(stdout, "%s\n", b)

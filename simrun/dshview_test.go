@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"encoding/json"
+	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,11 @@ func TestRunWithDSHsView(t *testing.T) {
 	}
 	if !strings.Contains(out, "recorded findings about DSH's view code, apart: ") || !strings.Contains(out, "turn-error-hidden-by-retry in ") {
 		t.Fatalf("the summary does not count the findings apart:\n%s", out)
+	}
+	// Said even where nothing differed: a run with --dsh-view reads
+	// differently from one without.
+	if !strings.Contains(out, "(DSH's view code: the logs of 60 runs derived and compared, 0 differing)") {
+		t.Errorf("the summary does not say the logs were derived:\n%s", out)
 	}
 	var line string
 	for _, l := range strings.Split(out, "\n") {
@@ -71,6 +77,18 @@ func TestCheckWithDSHsView(t *testing.T) {
 	}
 	if res.DSHView == nil || res.DSHView.Compared < 5 || res.DSHView.Nodes == 0 || len(res.ViewFindings) != 1 || res.ViewFindings[0].Class != dshview.TurnErrorHiddenByRetry {
 		t.Errorf("check --dsh-view --json: %s", out)
+	}
+	// The summary object adds the files up.
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var summary struct {
+		DSHView viewTotals `json:"dshView"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &summary); err != nil {
+		t.Fatal(err)
+	}
+	want := viewTotals{Logs: 1, Compared: res.DSHView.Compared, Nodes: res.DSHView.Nodes, Findings: []classCount{{Class: dshview.TurnErrorHiddenByRetry, Turns: 1}}}
+	if diff := cmp.Diff(want, summary.DSHView); diff != "" {
+		t.Errorf("check --json's summary (-want +got):\n%s", diff)
 	}
 	empty := t.TempDir()
 	os.MkdirAll(filepath.Join(empty, "node_modules"), 0o755)

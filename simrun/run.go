@@ -1,6 +1,7 @@
 package simrun
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -49,9 +51,10 @@ live; each is compared node by node, and the whole log and the live page
 row by row, with turnsim's view under the rule DSH renders turn errors by
 (a difference is a violation: differs-from-dsh-view). The rendering
 invariants are judged on what DSH's code derives: recorded findings about
-it (rc.8's turn-error-hidden-by-retry, auth-text-in-retry-row) are counted
+it (rc.8's turn-error-hidden-by-retry, auth-text-in-retry-row, and
+assistant-withdrawn-live, a difference from turnsim's view) are counted
 by class apart, each with its first seed's reproduction line; any other
-is a violation.
+is a violation. The summary line says how many runs' logs were derived.
 
 Fault kinds: ` + "server, rate-limit, rate-limit-over-cap, auth, overflow, timeout, transport, empty-response, stream-closed, invalid-request, quota, custom, partial, hang, latency, cancel, dispose, late-input, outage, summary-fail, listener-throw, natural-overflow" + `
 
@@ -141,7 +144,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	// The corpus is replayed once across shards: by shard 0.
 	corpusBad, corpusViolations := 0, 0
 	if shard.Index == 0 {
-		corpusBad, corpusViolations = replayCorpus(*corpus, sf.mutant, opts, out)
+		corpusBad, corpusViolations = replayCorpus(*corpus, sf.mutant, opts, out, stderr)
 	}
 	total := shard.Count(count)
 	if *duration > 0 {
@@ -167,8 +170,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		summary := campaign.ShardSummary{Runs: sum.Runs, Violations: sum.Violations, Events: sum.Events, Internal: sum.Internal,
 			CorpusErrors: corpusBad, CorpusNotWritten: sum.CorpusNotWritten, Interrupted: sum.Interrupted, Blocked: sum.Blocked,
-			ViewFindings: sum.ViewFindings,
-			Campaign:     campaignOf(first, count, *duration, sf), Start: fmt.Sprintf("%#x", first)}
+			ViewFindings: sum.ViewFindings, ViewRuns: sum.ViewRuns, ViewDiffering: sum.ViewDiffering,
+			Campaign: campaignOf(first, count, *duration, sf), Start: fmt.Sprintf("%#x", first)}
 		if *duration == 0 {
 			summary.Seeds = count
 		}
@@ -225,8 +228,32 @@ func errOr(err error, msg string) error {
 
 // replayCorpus replays every entry first (campaign.ReplayCorpus) and
 // prints the ones that do not replay as they should.
-func replayCorpus(dir, mutant string, opts sim.Options, out *runPrinter) (bad, violations int) {
+func replayCorpus(dir, mutant string, opts sim.Options, out *runPrinter, stderr io.Writer) (bad, violations int) {
+	// Entries of this run's mutant (or of none) made on another system
+	// or with another view's code beside are regressions this run does
+	// not replay: said on stderr, so that a clean run without the flags
+	// they need is not read as their replay.
+	var elsewhere []string
+	defer func() {
+		if len(elsewhere) > 0 {
+			slices.Sort(elsewhere)
+			elsewhere = slices.Compact(elsewhere)
+			fmt.Fprintf(stderr, "simrun run: corpus %s: entries made with %s skipped (run with the same flags to replay them)\n", dir, strings.Join(elsewhere, ", "))
+		}
+	}()
 	return campaign.ReplayCorpus(dir, mutant, opts, func(r campaign.CorpusResult) {
+		if !r.Replayed && r.Err == nil && r.Entry.Mutant == mutant {
+			if r.Entry.System != opts.SystemName() {
+				elsewhere = append(elsewhere, "--sut "+cmp.Or(r.Entry.System, "model"))
+			}
+			if r.Entry.View != opts.ViewName() {
+				flag := "--dsh-view" // the one view checker there is
+				if r.Entry.View == "" {
+					flag = "no --dsh-view"
+				}
+				elsewhere = append(elsewhere, flag)
+			}
+		}
 		switch {
 		case r.Err != nil:
 			out.corpusError(r.Path, r.Err)

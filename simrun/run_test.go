@@ -1,6 +1,7 @@
 package simrun
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -361,5 +362,32 @@ func TestShellWord(t *testing.T) {
 		if got := shellWord(tt.in); got != tt.want {
 			t.Errorf("%s: shellWord(%q) = %s, want %s", tt.why, tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestRunSaysWhichCorpusEntriesItCannotReplay: an entry of this run's
+// mutant made with --dsh-view is a regression a run without the flag does
+// not replay; the run says so on stderr, rather than read as its replay.
+func TestRunSaysWhichCorpusEntriesItCannotReplay(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("../corpus/budget-off-by-one-retry-budget-152350da3d95.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entry map[string]any
+	if err := json.Unmarshal(b, &entry); err != nil {
+		t.Fatal(err)
+	}
+	entry["view"] = "dsh"
+	b, _ = json.Marshal(entry)
+	os.WriteFile(filepath.Join(dir, "made-with-dsh-view.json"), b, 0o644)
+	_, _, errOut := simrun("run", "--seeds", "1", "--mutant", "budget-off-by-one", "--corpus", dir)
+	if !strings.Contains(errOut, "entries made with --dsh-view skipped") {
+		t.Errorf("stderr does not name the entries skipped:\n%s", errOut)
+	}
+	// Another mutant's entries are not this run's regressions: no word.
+	_, _, errOut = simrun("run", "--seeds", "1", "--mutant", "retry-auth", "--corpus", dir)
+	if strings.Contains(errOut, "skipped") {
+		t.Errorf("another mutant's entry was named:\n%s", errOut)
 	}
 }

@@ -127,7 +127,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 			printScenarioResult(stdout, res)
 		}
 	}
-	return finish(stdout, stderr, *asJSON, "scenarios", len(files), nViolations, nErrors, false)
+	return finish(stdout, stderr, *asJSON, "scenarios", len(files), nViolations, nErrors, false, nil)
 }
 
 // shown are the recorded findings the run showed: DSH's loop's, and the

@@ -89,7 +89,7 @@ func Start(p Program) (*Process, error) {
 	stderr := &limitedWriter{n: 64 << 10}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s (%s): %w", p.Name, p.Node, err)
+		return nil, fmt.Errorf("starting %s (%s): %w (make dsh-loop installs Node 22 into the install's tools/)", p.Name, p.Node, err)
 	}
 	return &Process{name: p.Name, cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20), stderr: stderr}, nil
 }
