@@ -50,17 +50,11 @@ func (i Install) Node() string { return nodeproc.NodeOf(string(i)) }
 
 // Check says what is missing from the install, or nil.
 func (i Install) Check() error {
-	for _, pkg := range []string{"dsh-agent-loop", "dsh-llm-retry", "dsh-compaction-basic", "dsh-llm-deepseek"} {
-		if !isFile(filepath.Join(string(i), "node_modules", "@deepseek-ai", pkg, "package.json")) {
-			return fmt.Errorf("%s: no @deepseek-ai/%s in node_modules: not an install of DSH's loop packages (make dsh-loop installs one)", i, pkg)
-		}
+	pkg := nodeproc.MissingPackage(string(i), "@deepseek-ai/dsh-agent-loop", "@deepseek-ai/dsh-llm-retry", "@deepseek-ai/dsh-compaction-basic", "@deepseek-ai/dsh-llm-deepseek")
+	if pkg != "" {
+		return fmt.Errorf("%s: no %s in node_modules: not an install of DSH's loop packages (make dsh-loop installs one)", i, pkg)
 	}
 	return nil
-}
-
-func isFile(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && info.Mode().IsRegular()
 }
 
 // Driver is one driver process: plans go in one at a time.

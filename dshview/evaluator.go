@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/turnsim/turnsim/internal/nodeproc"
@@ -35,10 +34,8 @@ var Packages = []string{
 
 // Check says what the install folder dir lacks for the evaluator, or nil.
 func Check(dir string) error {
-	for _, pkg := range Packages {
-		if info, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil || !info.Mode().IsRegular() {
-			return fmt.Errorf("%s: no %s in node_modules: not an install of DSH's view packages (make dsh-loop installs them beside its loop packages)", dir, pkg)
-		}
+	if pkg := nodeproc.MissingPackage(dir, Packages...); pkg != "" {
+		return fmt.Errorf("%s: no %s in node_modules: not an install of DSH's view packages (make dsh-loop installs them beside its loop packages)", dir, pkg)
 	}
 	return nil
 }
@@ -110,10 +107,16 @@ type wireView struct {
 
 // reply is the evaluator's answer to one log.
 type reply struct {
-	ID    int64           `json:"id"`
-	Error string          `json:"error"`
-	Views []ViewAnswer    `json:"views"`
-	Live  json.RawMessage `json:"live"`
+	ID    int64        `json:"id"`
+	Error string       `json:"error"`
+	Views []ViewAnswer `json:"views"`
+	// Live is the checkpoints' snapshots and the flushes that threw, or
+	// the error DSH's view code threw while the log was appended.
+	Live struct {
+		Snapshots []Snapshot `json:"snapshots"`
+		Throws    []Throw    `json:"throws"`
+		Error     string     `json:"error"`
+	} `json:"live"`
 }
 
 // Envelope is the log's id and the evaluator's error (nodeproc.Reply).
@@ -155,21 +158,10 @@ func (e *Evaluator) Evaluate(events []session.Event, q Query) (*Answer, error) {
 	if err := e.proc.Call(b.Bytes(), req.ID, "log", &r); err != nil {
 		return nil, err
 	}
-	a := &Answer{Views: r.Views}
 	if len(r.Views) != len(q.Views) {
 		return nil, fmt.Errorf("DSH's view evaluator answered %d views of %d", len(r.Views), len(q.Views))
 	}
-	// live is the checkpoints' snapshots and the flushes that threw, or
-	// the error DSH's view code threw while the log was appended.
-	var live struct {
-		Snapshots []Snapshot `json:"snapshots"`
-		Throws    []Throw    `json:"throws"`
-		Error     string     `json:"error"`
-	}
-	if err := json.Unmarshal(r.Live, &live); err != nil {
-		return nil, fmt.Errorf("DSH's view evaluator's live snapshots: %v", err)
-	}
-	a.Live, a.Throws, a.LiveError = live.Snapshots, live.Throws, live.Error
+	a := &Answer{Views: r.Views, Live: r.Live.Snapshots, Throws: r.Live.Throws, LiveError: r.Live.Error}
 	if a.LiveError == "" && len(a.Live) != len(q.Live) {
 		return nil, fmt.Errorf("DSH's view evaluator answered %d live checkpoints of %d", len(a.Live), len(q.Live))
 	}
@@ -193,10 +185,7 @@ type Pool struct {
 // dir, started as checks need them. The first is started at once, so
 // that an install the evaluator cannot use is said before anything runs.
 func NewPool(dir string, n int) (*Pool, error) {
-	if err := Check(dir); err != nil {
-		return nil, err
-	}
-	first, err := Start(dir)
+	first, err := Start(dir) // it checks the install first
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ type retryData struct {
 	} `json:"attempts"`
 }
 
-// Nodes are a snapshot's nodes as turnsim's view has them: its visible
+// ViewNodes are a snapshot's nodes as turnsim's view has them: its visible
 // turn-error and model-retry nodes, each list in seq order. A node of
 // another shape than rc.8's is an error, naming it.
 func (s Snapshot) ViewNodes() (view.Nodes, error) {

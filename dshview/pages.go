@@ -2,9 +2,9 @@ package dshview
 
 import (
 	"fmt"
-	"github.com/turnsim/turnsim/internal/words"
 	"sort"
 
+	"github.com/turnsim/turnsim/internal/words"
 	"github.com/turnsim/turnsim/loop/session"
 )
 

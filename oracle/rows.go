@@ -56,8 +56,11 @@ func RenderViolations(events []session.Event, rows []view.Row, drawer string) []
 			seqs := []int64{events[i].Seq}
 			if !found {
 				what := "no turn-error row for it"
-				if n := len(chains[p.Turn]); n > 0 {
-					what += fmt.Sprintf(", only the turn's retry row%s", map[bool]string{true: "s", false: ""}[n > 1])
+				switch n := len(chains[p.Turn]); {
+				case n == 1:
+					what += ", only the turn's retry row"
+				case n > 1:
+					what += ", only the turn's retry rows"
 				}
 				out = append(out, Violation{Invariant: ExhaustedTurnRendersError, Turn: p.Turn, Seqs: seqs,
 					Message: fmt.Sprintf("turn %d ended with error %s %q, and %s shows %s", p.Turn, f.Code, msg, drawer, what)})

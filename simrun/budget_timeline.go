@@ -2,13 +2,13 @@ package simrun
 
 import (
 	"fmt"
-	"github.com/turnsim/turnsim/internal/words"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/turnsim/turnsim/budget"
 	"github.com/turnsim/turnsim/internal/strictjson"
+	"github.com/turnsim/turnsim/internal/words"
 )
 
 // worstIncidents is how many incidents the text report lists: the ones

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/words"
 	"io"
 	"io/fs"
 	"os"
@@ -16,9 +15,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/turnsim/turnsim/dshloop"
 	"github.com/turnsim/turnsim/dshview"
 	"github.com/turnsim/turnsim/internal/strictjson"
+	"github.com/turnsim/turnsim/internal/words"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/oracle"
@@ -99,7 +98,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.repair, "repair", false, "close a turn left open at the end of a log with crash repair's synthetic events before checking")
 	var dshView bool
 	registerView(fs, &dshView)
-	install := fs.String("dsh-loop", dshloop.DefaultInstall, "with --dsh-view: the install of DSH's packages whose view code runs (a copy of it with a package's lib/ replaced runs that build)")
+	var install string
+	registerInstall(fs, &install, "with --dsh-view")
 	paths, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -113,7 +113,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if dshView {
-		checker, pool, err := openView(*install, 1)
+		checker, pool, err := openView(install, 1)
 		if err != nil {
 			fmt.Fprintf(stderr, "simrun check: %v\n", err)
 			return exitUsage

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/turnsim/turnsim/dshloop"
 	"github.com/turnsim/turnsim/internal/atomicfile"
 
 	"github.com/turnsim/turnsim/conformance"
@@ -91,7 +90,8 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&sr.shrinkTime, "shrink-time", 5*time.Minute, "with --seeds: the longest shrinking one difference may take")
 	mutant := fs.String("mutant", "", "run the model side as a mutant of the zoo: what the comparison with DSH catches of a wrong model ("+fmt.Sprint(mutants.Names())+")")
 	dshView := fs.Bool("dsh-view", false, "with --render (or --from a rendered run): also hold the rows DSH's Web UI showed to the rows DSH's own view code draws in Node from the same log, at the end and at each live look (the install --dsh-loop names)")
-	viewInstall := fs.String("dsh-loop", dshloop.DefaultInstall, "with --dsh-view: the install of DSH's packages whose view code draws the rows")
+	var viewInstall string
+	registerInstall(fs, &viewInstall, "with --dsh-view")
 	files, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean
@@ -143,7 +143,7 @@ func runConformance(args []string, stdout, stderr io.Writer) int {
 		r.model, r.mutant = m.Options, m.Name
 	}
 	if *dshView {
-		checker, pool, err := openView(*viewInstall, 1)
+		checker, pool, err := openView(viewInstall, 1)
 		if err != nil {
 			fmt.Fprintf(stderr, "simrun conformance: %v\n", err)
 			return exitUsage

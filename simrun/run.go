@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/turnsim/turnsim/internal/words"
 	"io"
 	"os"
 	"os/signal"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/internal/strictjson"
+	"github.com/turnsim/turnsim/internal/words"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )

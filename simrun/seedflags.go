@@ -94,7 +94,12 @@ func openView(dir string, jobs int) (dshview.Checker, *dshview.Pool, error) {
 // registerSUT registers --sut and --dsh-loop.
 func registerSUT(fs *flag.FlagSet, sut, dir *string) {
 	fs.StringVar(sut, "sut", "model", "the system under test: model (turnsim's model of DSH's loop), dsh (DSH's own loop, in-process in Node: make dsh-loop installs it) or both (each plan on both, their skeletons compared)")
-	fs.StringVar(dir, "dsh-loop", dshloop.DefaultInstall, "with --sut dsh or both, or --dsh-view: the install of DSH's packages to run (a copy of it with a package's lib/ replaced runs that build)")
+	registerInstall(fs, dir, "with --sut dsh or both, or --dsh-view")
+}
+
+// registerInstall registers --dsh-loop, which the flags named by when use.
+func registerInstall(fs *flag.FlagSet, dir *string, when string) {
+	fs.StringVar(dir, "dsh-loop", dshloop.DefaultInstall, when+": the install of DSH's packages to run (a copy of it with a package's lib/ replaced runs that build)")
 }
 
 // openSUT is the system --sut names, on a pool of at most jobs drivers

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/turnsim/turnsim/campaign"
-	"github.com/turnsim/turnsim/internal/words"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/internal/words"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/mutants"

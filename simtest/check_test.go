@@ -3,7 +3,6 @@ package simtest
 import (
 	"context"
 	"fmt"
-	"github.com/turnsim/turnsim/campaign"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/sim"
 )

@@ -47,6 +47,18 @@ func NodeOf(dir string) string {
 	return "node"
 }
 
+// MissingPackage is the first of pkgs that the folder dir has not
+// installed (no node_modules/PKG/package.json), or "".
+func MissingPackage(dir string, pkgs ...string) string {
+	for _, pkg := range pkgs {
+		info, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json"))
+		if err != nil || !info.Mode().IsRegular() {
+			return pkg
+		}
+	}
+	return ""
+}
+
 // Process is one running program.
 type Process struct {
 	name   string

@@ -34,8 +34,13 @@ type migrator struct {
 	// lastChain is the id of the latest chain per (turn, step), for
 	// legacy llm/retry-started events without an id.
 	lastChain map[[2]int]string
-	// op is the surfaceOp of the event being migrated.
-	op *SurfaceOp
+}
+
+// v0At is where the event being migrated stands: its seq and its
+// surfaceOp.
+type v0At struct {
+	seq int64
+	op  *SurfaceOp
 }
 
 // legacyMessageID is the id the edge gives a message record written
@@ -71,8 +76,7 @@ func (m *migrator) migrate(typ string, data json.RawMessage, seq int64, op *Surf
 	if err != nil {
 		return "", nil, false, fmt.Errorf("%s data: %v", typ, err)
 	}
-	m.op = op
-	fields, changed, err := edit(m, fields, seq)
+	fields, changed, err := edit(m, fields, v0At{seq, op})
 	if err != nil || !changed {
 		return typ, data, renamed, err
 	}
@@ -80,10 +84,10 @@ func (m *migrator) migrate(typ string, data json.RawMessage, seq int64, op *Surf
 	return typ, out, true, err
 }
 
-type v0Edit func(m *migrator, fields []Field, seq int64) ([]Field, bool, error)
+type v0Edit func(m *migrator, fields []Field, at v0At) ([]Field, bool, error)
 
 var v0Edits = map[string]v0Edit{
-	TypeTurnStart: func(_ *migrator, f []Field, _ int64) ([]Field, bool, error) {
+	TypeTurnStart: func(_ *migrator, f []Field, _ v0At) ([]Field, bool, error) {
 		if field(f, "trigger") == nil {
 			return f, false, nil
 		}
@@ -91,13 +95,13 @@ var v0Edits = map[string]v0Edit{
 	},
 	TypeRequestHeader: migrateRequestHeader,
 	TypeTurnEnd:       migrateTurnEnd,
-	TypeUserMessage: func(m *migrator, f []Field, seq int64) ([]Field, bool, error) {
+	TypeUserMessage: func(m *migrator, f []Field, at v0At) ([]Field, bool, error) {
 		changed := false
 		if field(f, "role") == nil {
 			f, changed = withField(f, "role", json.RawMessage(`"user"`)), true
 		}
 		if field(f, "id") == nil {
-			f, changed = withField(f, "id", m.legacyMessageID(seq)), true
+			f, changed = withField(f, "id", m.legacyMessageID(at.seq)), true
 		}
 		return f, changed, nil
 	},
@@ -107,7 +111,7 @@ var v0Edits = map[string]v0Edit{
 	TypeLLMRetryStarted:  migrateRetryStarted,
 }
 
-func migrateRequestHeader(_ *migrator, f []Field, _ int64) ([]Field, bool, error) {
+func migrateRequestHeader(_ *migrator, f []Field, _ v0At) ([]Field, bool, error) {
 	var reason string
 	_ = json.Unmarshal(field(f, "reason"), &reason)
 	if reason == "fallback" {
@@ -132,7 +136,7 @@ func migrateRequestHeader(_ *migrator, f []Field, _ int64) ([]Field, bool, error
 }
 
 // migrateTurnEnd rewrites the retired turn/end reasons.
-func migrateTurnEnd(_ *migrator, f []Field, _ int64) ([]Field, bool, error) {
+func migrateTurnEnd(_ *migrator, f []Field, _ v0At) ([]Field, bool, error) {
 	raw := field(f, "reason")
 	if raw == nil {
 		return f, false, nil
@@ -192,7 +196,7 @@ func legacyFailure(rf []Field) (LlmFailure, error) {
 // message {id, role, content, source}, the id legacy-message:<sessionId>:
 // <seq> (as DSH 0.1.0-rc.8's session persistence does: a message has an
 // id, which its Web view keys the message by).
-func migrateAssistantMessage(m *migrator, f []Field, seq int64) ([]Field, bool, error) {
+func migrateAssistantMessage(m *migrator, f []Field, at v0At) ([]Field, bool, error) {
 	content := field(f, "content")
 	if field(f, "message") != nil || content == nil {
 		return f, false, nil
@@ -209,7 +213,7 @@ func migrateAssistantMessage(m *migrator, f []Field, seq int64) ([]Field, bool, 
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 		Source  Source          `json:"source"`
-	}{m.legacyMessageID(seq), "assistant", content, src})
+	}{m.legacyMessageID(at.seq), "assistant", content, src})
 	if err != nil {
 		return nil, false, err
 	}
@@ -233,14 +237,14 @@ func migrateAssistantMessage(m *migrator, f []Field, seq int64) ([]Field, bool, 
 // of the message at its start, which the edge gave a legacy id too (DSH
 // looks the id up; a log whose replaced message had an id of its own is
 // not a v0 log of this shape).
-func migrateToolResult(m *migrator, f []Field, seq int64) ([]Field, bool, error) {
+func migrateToolResult(m *migrator, f []Field, at v0At) ([]Field, bool, error) {
 	callID, content, isError := field(f, "callId"), field(f, "content"), field(f, "isError")
 	if field(f, "message") != nil || callID == nil || content == nil || isError == nil {
 		return f, false, nil
 	}
-	id := m.legacyMessageID(seq)
-	if m.op != nil && m.op.Op == SurfaceReplace {
-		id = m.legacyMessageID(m.op.Start)
+	id := m.legacyMessageID(at.seq)
+	if at.op != nil && at.op.Op == SurfaceReplace {
+		id = m.legacyMessageID(at.op.Start)
 	}
 	part, err := encodeObject([]Field{{"type", json.RawMessage(`"tool-result"`)}, {"toolCallId", callID}, {"content", content}, {"isError", isError}})
 	if err != nil {
@@ -267,7 +271,7 @@ func migrateToolResult(m *migrator, f []Field, seq int64) ([]Field, bool, error)
 
 // migrateRetry gives a legacy llm/retry the deterministic id of its chain:
 // legacy-retry:<sessionId>:<seq of the chain's first event>.
-func migrateRetry(m *migrator, f []Field, seq int64) ([]Field, bool, error) {
+func migrateRetry(m *migrator, f []Field, at v0At) ([]Field, bool, error) {
 	var r LLMRetry
 	if err := json.Unmarshal(mustObject(f), &r); err != nil {
 		return nil, false, fmt.Errorf("llm/retry %s", describeJSONError("data", err))
@@ -279,7 +283,7 @@ func migrateRetry(m *migrator, f []Field, seq int64) ([]Field, bool, error) {
 		if ok && r.Retry > prev.retry {
 			id = prev.id
 		} else {
-			id = fmt.Sprintf("legacy-retry:%s:%d", m.sessionID, seq)
+			id = fmt.Sprintf("legacy-retry:%s:%d", m.sessionID, at.seq)
 		}
 	}
 	m.chains[key] = chainState{id: id, retry: r.Retry}
@@ -290,7 +294,7 @@ func migrateRetry(m *migrator, f []Field, seq int64) ([]Field, bool, error) {
 	return append([]Field{{"retryId", mustMarshal(id)}}, without(f, "retryId")...), true, nil
 }
 
-func migrateRetryStarted(m *migrator, f []Field, _ int64) ([]Field, bool, error) {
+func migrateRetryStarted(m *migrator, f []Field, _ v0At) ([]Field, bool, error) {
 	var r LLMRetryStarted
 	if err := json.Unmarshal(mustObject(f), &r); err != nil {
 		return nil, false, fmt.Errorf("llm/retry-started %s", describeJSONError("data", err))

@@ -53,24 +53,16 @@ func (r Row) Line() string {
 // page's order (by anchor seq). live: the log is the log as it stood, so
 // a scheduled last attempt is an active row.
 func Rows(nodes Nodes, live bool) []Row {
-	type anchored struct {
-		seq int64
-		row Row
-	}
-	var rows []anchored
+	rows := make([]Row, 0, len(nodes.ModelRetries)+len(nodes.TurnErrors))
 	for _, m := range nodes.ModelRetries {
-		rows = append(rows, anchored{m.Seq, Row{Kind: "model-retry", Status: m.Label(), Details: m.Details(),
-			Active: live && m.Current().State == Scheduled, Seq: m.Seq}})
+		rows = append(rows, Row{Kind: "model-retry", Status: m.Label(), Details: m.Details(),
+			Active: live && m.Current().State == Scheduled, Seq: m.Seq})
 	}
 	for _, t := range nodes.TurnErrors {
-		rows = append(rows, anchored{t.Seq, Row{Kind: "turn-error", Title: "This turn failed", Message: t.Message, Code: t.Code, Seq: t.Seq}})
+		rows = append(rows, Row{Kind: "turn-error", Title: "This turn failed", Message: t.Message, Code: t.Code, Seq: t.Seq})
 	}
-	slices.SortStableFunc(rows, func(a, b anchored) int { return int(a.seq - b.seq) })
-	out := make([]Row, len(rows))
-	for i, r := range rows {
-		out[i] = r.row
-	}
-	return out
+	slices.SortStableFunc(rows, func(a, b Row) int { return int(a.Seq - b.Seq) })
+	return rows
 }
 
 // RowLines renders rows for a comparison: the recovery rows only (the
