@@ -260,6 +260,7 @@ func TestPatchedViewCodeIsFound(t *testing.T) {
 				}
 				if vs, _ := cmp.Verdict(); len(vs) > 0 {
 					differ++
+					break // one log found it: the others would cost make test seconds each patch
 				}
 			}
 			if differ == 0 {
@@ -301,7 +302,8 @@ func TestTheSameLogGivesTheSameAnswer(t *testing.T) {
 // derives every log, finds no difference, counts the recorded findings
 // by class apart from violations, and exercises differs-from-dsh-view.
 func TestACampaignBesideDSHsView(t *testing.T) {
-	c := campaign.Config{First: 1, Count: 300, Workers: 2, Sim: sim.Options{ViewCheck: Checker{Pool: pool(t, 2)}}, Stats: true}
+	const seeds = 150 // the first recorded finding is in seed 0x6
+	c := campaign.Config{First: 1, Count: seeds, Workers: 2, Sim: sim.Options{ViewCheck: Checker{Pool: pool(t, 2)}}, Stats: true}
 	sum := campaign.Run(context.Background(), c, func(res *campaign.Result) {
 		for _, v := range res.Violations {
 			t.Errorf("seed %s: %s", res.Seed, v.Line())
@@ -310,7 +312,7 @@ func TestACampaignBesideDSHsView(t *testing.T) {
 			t.Errorf("seed %s: %s", res.Seed, res.Internal)
 		}
 	})
-	if sum.Runs != 300 || sum.Violations != 0 {
+	if sum.Runs != seeds || sum.Violations != 0 {
 		t.Fatalf("%s", sum)
 	}
 	if len(sum.ViewFindings) == 0 || sum.ViewFindings[0].Reproduce == "" {
@@ -318,7 +320,7 @@ func TestACampaignBesideDSHsView(t *testing.T) {
 	}
 	report := sum.Coverage.Report()
 	if !slices.ContainsFunc(report.Invariants, func(r faults.Row) bool {
-		return r.Name == string(oracle.DiffersFromDSHView) && r.Count == 300
+		return r.Name == string(oracle.DiffersFromDSHView) && r.Count == seeds
 	}) {
 		t.Errorf("differs-from-dsh-view not exercised in every run: %v", report.Invariants)
 	}
