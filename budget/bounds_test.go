@@ -1,6 +1,9 @@
 package budget
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestParseBound: a bound is a known figure, an operator and a finite
 // number; NaN was accepted and then failed whatever was measured, +Inf
@@ -8,7 +11,7 @@ import "testing"
 func TestParseBound(t *testing.T) {
 	tests := []struct {
 		why, text string
-		want      Bound // Text is the input's
+		want      Bound // its text is the input's
 		err       string
 	}{
 		{why: "the common case", text: "exhaustion<0.001", want: Bound{Figure: "exhaustion", Op: "<", Value: 0.001}},
@@ -32,9 +35,68 @@ func TestParseBound(t *testing.T) {
 			}
 			continue
 		}
-		tt.want.Text = tt.text
-		if err != nil || b != tt.want {
+		tt.want.text = tt.text
+		if err != nil || b != tt.want || b.String() != tt.text {
 			t.Errorf("%s: %q gave %+v, %v; want %+v", tt.why, tt.text, b, err, tt.want)
 		}
 	}
+}
+
+// TestBoundsBuiltInGo: a bound built in Go reads as ParseBound reads its
+// text, and holds as it does.
+func TestBoundsBuiltInGo(t *testing.T) {
+	r := Report{Turns: 1000, Exhausted: 3, FailedAtOnce: 1, Exhaustion: 0.004, ExhaustionHi: 0.01, RecoveryP99: 20000, Amplification: 1}
+	for _, tt := range []struct {
+		b     Bound
+		text  string
+		holds bool
+	}{
+		{ExhaustionHi.Below(0.001), "exhaustion_hi<0.001", false},
+		{Exhaustion.AtMost(0.004), "exhaustion<=0.004", true},
+		{P99RecoveryMs.Below(20000), "p99_recovery_ms<20000", false},
+		{P99RecoveryMs.AtMost(2e4), "p99_recovery_ms<=20000", true},
+		{Violations.Below(1), "violations<1", true},
+		{Amplification.Above(1), "amplification>1", false},
+		{ExhaustedShare.AtLeast(0.003), "exhausted_share>=0.003", true},
+		{FailedAtOnceShare.Below(1e-7), "failed_at_once_share<1e-07", false},
+	} {
+		parsed, err := ParseBound(tt.text)
+		if err != nil || tt.b.String() != tt.text || parsed.Figure != tt.b.Figure || parsed.Op != tt.b.Op || parsed.Value != tt.b.Value {
+			t.Errorf("%+v reads %q; ParseBound of it gives %+v, %v", tt.b, tt.b, parsed, err)
+		}
+		if ok, _ := tt.b.Holds(r); ok != tt.holds {
+			t.Errorf("%s holds %v, want %v", tt.b, ok, tt.holds)
+		}
+		if err := tt.b.check(); err != nil {
+			t.Errorf("%s: %v", tt.b, err)
+		}
+	}
+	// What no text could say is no bound.
+	for _, tt := range []struct {
+		b   Bound
+		err string
+	}{
+		{Figure("exhaust").Below(1), `"exhaust<1": unknown figure "exhaust" (known: aborted, amplification, exhausted_share, exhaustion, exhaustion_hi, failed_at_once_share, max_recovery_ms, p50_recovery_ms, p90_recovery_ms, p99_recovery_ms, violations)`},
+		{Bound{Figure: Exhaustion, Op: "=", Value: 0}, `"exhaustion=0": unknown comparison "=" (want <, <=, > or >=)`},
+		{Exhaustion.Below(math.NaN()), `"exhaustion<NaN": the bound must be a finite number, got NaN`},
+		{Violations.Above(math.Inf(-1)), `"violations>-Inf": the bound must be a finite number, got -Inf`},
+	} {
+		if got := errText(tt.b.check()); got != tt.err {
+			t.Errorf("%+v: %s, want %s", tt.b, got, tt.err)
+		}
+	}
+	// A figure or comparison the package has not is never kept.
+	for _, b := range []Bound{Figure("exhaust").AtLeast(0), {Figure: Exhaustion, Op: "=", Value: 0.004}} {
+		if ok, _ := b.Holds(r); ok {
+			t.Errorf("%+v holds", b)
+		}
+	}
+}
+
+func mustBound(t *testing.T, text string) Bound {
+	b, err := ParseBound(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

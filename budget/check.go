@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"testing"
 
 	"github.com/turnsim/turnsim/internal/atomicfile"
 
@@ -11,12 +12,6 @@ import (
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
-
-// TB is the part of testing.TB that Check uses.
-type TB interface {
-	Helper()
-	Errorf(format string, args ...any)
-}
 
 // failuresShown is how many violating turns Check reports one by one.
 const failuresShown = 5
@@ -26,11 +21,12 @@ const failuresShown = 5
 // seed; runs is not read), from a policy author's test: it fails tb for
 // each of the first few turns the oracle failed (naming the turn, its
 // invariants and how to replay it), with a count of the rest, and once for
-// each bound ("exhaustion<0.001", as simrun budget's --assert) the report
-// breaks, naming turns to replay; it returns the report for further
-// assertions. An invalid configuration (Validate) fails tb once, and the
-// report is empty.
-func (c Config) Check(tb TB, seed uint64, runs int, bounds ...string) Report {
+// each bound (ExhaustionHi.Below(0.001), as simrun budget's --assert
+// exhaustion_hi<0.001) the report breaks, naming turns to replay, or that
+// is no bound (a figure or comparison the package has not); it returns the
+// report for further assertions. An invalid configuration (Validate) fails
+// tb once, and the report is empty.
+func (c Config) Check(tb testing.TB, seed uint64, runs int, bounds ...Bound) Report {
 	tb.Helper()
 	r, err := c.Run(seed, runs)
 	if err != nil {
@@ -54,9 +50,8 @@ func (c Config) Check(tb TB, seed uint64, runs int, bounds ...string) Report {
 		tb.Errorf("%s: %s: %s%s\n\treplay it: cfg.TraceTurn(%#x, %d, \"turn.jsonl\") returns its violations, the run's facts included (a listener's count of retries, which no log shows), and writes its log for simrun check --view",
 			name, v.Invariant, v.Message, more, seed, t.Index)
 	}
-	for _, text := range bounds {
-		b, err := ParseBound(text)
-		if err != nil {
+	for _, b := range bounds {
+		if err := b.check(); err != nil {
 			tb.Errorf("bound %v", err)
 			continue
 		}
@@ -65,7 +60,7 @@ func (c Config) Check(tb TB, seed uint64, runs int, bounds ...string) Report {
 			if len(r.FailedTurns) > 0 {
 				failed = fmt.Sprintf("; turns that did not complete include %s (cfg.TraceTurn(%#x, N, \"turn.jsonl\") writes turn N's log)", joinInts(r.FailedTurns), seed)
 			}
-			tb.Errorf("bound %s fails: %s = %.6g over %d turns from seed %#x%s", b.Text, b.Figure, v, r.Turns, seed, failed)
+			tb.Errorf("bound %s fails: %s = %.6g over %d turns from seed %#x%s", b, b.Figure, v, r.Turns, seed, failed)
 		}
 	}
 	return r

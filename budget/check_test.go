@@ -19,8 +19,12 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
-// recordingTB collects what Check reports.
-type recordingTB struct{ errors []string }
+// recordingTB collects what Check reports (Check calls no other method
+// of testing.TB).
+type recordingTB struct {
+	testing.TB
+	errors []string
+}
 
 func (r *recordingTB) Helper() {}
 func (r *recordingTB) Errorf(format string, args ...any) {
@@ -39,7 +43,7 @@ func TestCheckReportsAnAuthorsBug(t *testing.T) {
 	cfg := Config{Policy: retry.DefaultPolicy(), Env: &Environment{Outages: []Outage{{FromMs: 0, ForMs: limits.Current.DurationMs, Code: "SERVER"}}},
 		Listeners: []sim.Listener{always}}
 	var tb recordingTB
-	r := cfg.Check(&tb, 1, 3, "violations<1")
+	r := cfg.Check(&tb, 1, 3, Violations.Below(1))
 	if len(r.Violations) != 3 || len(tb.errors) != 4 {
 		t.Fatalf("%d violations, errors:\n%s", len(r.Violations), strings.Join(tb.errors, "\n"))
 	}
@@ -71,7 +75,7 @@ func TestCheckPassesACorrectListener(t *testing.T) {
 	}}
 	env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 0.5}}}
 	var tb recordingTB
-	with := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{passOn}}.Check(&tb, 1, 300, "exhaustion<0.1")
+	with := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{passOn}}.Check(&tb, 1, 300, Exhaustion.Below(0.1))
 	without := mustRun(t, Config{Policy: retry.DefaultPolicy(), Env: env}, 1, 300)
 	if len(tb.errors) > 0 || with.Exhausted != without.Exhausted || with.Completed != without.Completed {
 		t.Errorf("errors %v; with the listener %+v, without %+v", tb.errors, with, without)
@@ -95,7 +99,7 @@ func ExampleConfig_Run() {
 			return next()
 		}
 	}}
-	without, err := Run(retry.DefaultPolicy(), env, 1, 1000)
+	without, err := Config{Policy: retry.DefaultPolicy(), Env: env}.Run(1, 1000)
 	if err != nil {
 		fmt.Println(err) // a policy, environment or listener that a file could not give
 		return
@@ -152,29 +156,8 @@ func TestCheckNamesATimedTurn(t *testing.T) {
 	header, events, err := session.ReadAll(f, session.ReadOptions{})
 	arrival := newTimeline(env, 1).arrivals[first.Index]
 	if want := sim.Epoch.UnixMilli() + int64(math.Round(arrival)); err != nil || header.CreatedAt != want || events[0].Time != want {
-		t.Errorf("the trace begins at %d (events at %d, %v), want %d: the turn arrived %s into the horizon", header.CreatedAt, events[0].Time, err, want, Clock(arrival))
+		t.Errorf("the trace begins at %d (events at %d, %v), want %d: the turn arrived %.0f ms into the horizon", header.CreatedAt, events[0].Time, err, want, arrival)
 	}
-}
-
-// ExampleConfig_Run_horizon: two hours of traffic at 10 turns a minute
-// through incidents of about 30 s, twice an hour, under DSH's default
-// policy: each incident's turns, and how many the policy carried through.
-func ExampleConfig_Run_horizon() {
-	env := &Environment{HorizonMs: 2 * 3600e3, Arrivals: &Arrivals{PerMinute: 10},
-		Incidents: []IncidentKind{{PerHour: 2, ForMs: &Distribution{Uniform: &[2]float64{20000, 40000}}, Code: "SERVER", Status: 503}}}
-	r, err := Config{Policy: retry.DefaultPolicy(), Env: env}.Run(1, 0) // runs: the horizon's arrivals
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("%d turns, %d failed\n", r.Turns, r.Turns-r.Completed)
-	for _, in := range r.Timeline.Incidents {
-		fmt.Printf("%s %s for %.0f s: %d hit, %d carried through\n", Clock(in.FromMs), in.Code, in.LengthMs()/1e3, in.TurnsHit, in.Carried)
-	}
-	// Output:
-	// 1204 turns, 4 failed
-	// 00:52:04 SERVER for 23 s: 5 hit, 4 carried through
-	// 01:10:46 SERVER for 30 s: 4 hit, 1 carried through
 }
 
 // TestAListenerThatBlocksEndsTheRun: a listener of the author's that waits
@@ -220,5 +203,20 @@ func TestAListenerThatBlocksEndsTheRun(t *testing.T) {
 	if _, err := (Config{Policy: retry.DefaultPolicy(), Env: perTurn, Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}).Turn(7); err == nil ||
 		!strings.HasPrefix(err.Error(), `turn seed 0x7: listener "waits" blocked`) {
 		t.Errorf("Turn: %v", err)
+	}
+}
+
+// TestCheckNamesWhatIsNoBound: a bound built in Go of a figure the
+// package has not fails the test with what ParseBound would say of its
+// text; the bounds beside it are checked still.
+func TestCheckNamesWhatIsNoBound(t *testing.T) {
+	var tb recordingTB
+	Config{Policy: retry.DefaultPolicy()}.Check(&tb, 1, 10, Figure("exhaustion_high").Below(0.1), Exhaustion.Above(0.5))
+	want := []string{
+		`bound "exhaustion_high<0.1": unknown figure "exhaustion_high" (known: aborted, amplification, exhausted_share, exhaustion, exhaustion_hi, failed_at_once_share, max_recovery_ms, p50_recovery_ms, p90_recovery_ms, p99_recovery_ms, violations)`,
+		`bound exhaustion>0.5 fails: exhaustion = 0 over 10 turns from seed 0x1`,
+	}
+	if diff := cmp.Diff(want, tb.errors); diff != "" {
+		t.Errorf("Check's failures (-want +got):\n%s", diff)
 	}
 }

@@ -11,16 +11,17 @@
 // last as a process over it, and each turn meets whatever is happening
 // while its requests run (Config.Run runs the arrivals, and the report's
 // Timeline says what each incident did). Config.Check runs the same from
-// a test and fails it on an oracle violation or a broken bound;
-// WritePage draws the reports side by side.
+// a test and fails it on an oracle violation or a broken Bound
+// (ExhaustionHi.Below(0.001)); package budget/report draws the reports
+// side by side.
 //
 // A configuration built in Go is held to what its files would be: every
-// run method (Run, RunUntil, Turn, Check, Trace, TraceTurn, and the
-// package's Run and RunTurn) first calls Config.Validate, which checks the
-// policy as ParsePolicy does, the environment as ParseEnvironment does
-// (Environment.Validate) and the listeners as the world does, and returns
-// the loader's error for the same content; nothing runs on an error, and
-// Check fails its test with it. Every duration an environment gives is
-// within limits.Current.DurationMs (--max-duration-ms), a distribution by
-// the most it can draw; a horizon is at most a year, a ceiling of its own.
+// run method (Run, RunUntil, Turn, Check, Trace, TraceTurn) first calls
+// Config.Validate, which checks the policy as ParsePolicy does, the
+// environment as ParseEnvironment does (Environment.Validate) and the
+// listeners as the world does, and returns the loader's error for the
+// same content; nothing runs on an error, and Check fails its test with
+// it. Every duration an environment gives is within
+// limits.Current.DurationMs (--max-duration-ms), a distribution by the
+// most it can draw; a horizon is at most a year, a ceiling of its own.
 package budget

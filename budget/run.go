@@ -147,18 +147,13 @@ type Config struct {
 	System sim.System
 }
 
-func (c Config) order() []string {
+// ListenerOrder is the order of llm-retry and compaction-basic, outermost
+// first, when Compaction installs it: Order, or retry first.
+func (c Config) ListenerOrder() []string {
 	if len(c.Order) > 0 {
 		return c.Order
 	}
 	return []string{sim.ListenerRetry, sim.ListenerCompaction}
-}
-
-// RunTurn runs turn seed: one request, failing as the environment draws,
-// under the policy (nil: no retry listener's policy), checked by the oracle.
-// An invalid policy or environment is an error (Config.Validate).
-func RunTurn(p *loop.RetryPolicy, env *Environment, seed uint64) (Turn, error) {
-	return Config{Policy: p, Env: env}.Turn(seed)
 }
 
 // Turn runs turn seed under the configuration, checked by the oracle.
@@ -363,7 +358,7 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 	}
 	if c.Compaction != nil {
 		s.Compaction = c.Compaction
-		s.ListenerOrder = c.order()
+		s.ListenerOrder = c.ListenerOrder()
 	}
 	s.Outages = outages
 	s.MaxEvents = eventBound(p, outages, len(s.Requests), steps)
@@ -371,7 +366,7 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 	if len(c.Listeners) > 0 {
 		base := []string{sim.ListenerRetry}
 		if c.Compaction != nil {
-			base = c.order()
+			base = c.ListenerOrder()
 		}
 		s.ListenerOrder = sim.Order(base, c.Listeners, sim.Innermost)
 	}
@@ -468,11 +463,6 @@ type Report struct {
 
 // failedTurnsNamed is how many failed turns a report names.
 const failedTurnsNamed = 10
-
-// Run runs turns seed … seed+runs-1 and reports.
-func Run(p *loop.RetryPolicy, env *Environment, seed uint64, runs int) (Report, error) {
-	return Config{Policy: p, Env: env}.Run(seed, runs)
-}
 
 // Run runs turns seed … seed+runs-1 under the configuration and reports.
 func (c Config) Run(seed uint64, runs int) (Report, error) { return c.RunUntil(seed, runs, nil) }
@@ -576,10 +566,10 @@ func (a *tally) report(c Config) Report {
 	runs := r.Turns
 	errors := r.Exhausted + r.FailedAtOnce
 	r.Exhaustion = float64(errors) / float64(max(runs, 1))
-	r.ExhaustionLo, r.ExhaustionHi = Wilson(errors, runs, 1.96)
+	r.ExhaustionLo, r.ExhaustionHi = wilson(float64(errors), float64(runs), 1.96)
 	rec := sorted(a.recovery)
 	r.RecoveryHistogram = histogram(rec, 20)
-	r.RecoveryP50, r.RecoveryP90, r.RecoveryP99 = Percentile(rec, 0.5), Percentile(rec, 0.9), Percentile(rec, 0.99)
+	r.RecoveryP50, r.RecoveryP90, r.RecoveryP99 = percentile(rec, 0.5), percentile(rec, 0.9), percentile(rec, 0.99)
 	if len(rec) > 0 {
 		r.RecoveryMax = rec[len(rec)-1]
 	}

@@ -131,7 +131,7 @@ func TestRetryAfter(t *testing.T) {
 	}
 	seen := 0
 	for seed := uint64(1); seed <= 200; seed++ {
-		turn, err := RunTurn(retry.DefaultPolicy(), fixed(2000), seed)
+		turn, err := Config{Policy: retry.DefaultPolicy(), Env: fixed(2000)}.Turn(seed)
 		if err != nil {
 			t.Fatal(err)
 		}

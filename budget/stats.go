@@ -7,14 +7,11 @@ import (
 	"github.com/turnsim/turnsim/loop"
 )
 
-// Wilson is the Wilson score interval for k successes in n trials at z
-// standard normal deviations (1.96 for 95%). Unlike the normal
+// wilson is the Wilson score interval for k successes in nf trials at z
+// standard normal deviations (1.96 for 95%); both may be fractional (an
+// effective count, a count divided by a design effect). Unlike the normal
 // approximation it stays inside [0,1] and is not empty at k = 0, which is
 // where budgets live (exhaustion rates of 1e-4 and below).
-func Wilson(k, n int, z float64) (lo, hi float64) { return wilson(float64(k), float64(n), z) }
-
-// wilson is Wilson's interval for k of n where both may be fractional: an
-// effective count, a count divided by a design effect.
 func wilson(k, nf, z float64) (lo, hi float64) {
 	if !(nf > 0) {
 		return 0, 1
@@ -26,8 +23,8 @@ func wilson(k, nf, z float64) (lo, hi float64) {
 	return max(0, centre-half), min(1, centre+half)
 }
 
-// Percentile is the nearest-rank q-quantile (q in [0,1]) of sorted values.
-func Percentile(sorted []float64, q float64) float64 {
+// percentile is the nearest-rank q-quantile (q in [0,1]) of sorted values.
+func percentile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return 0
 	}

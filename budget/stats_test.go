@@ -28,7 +28,7 @@ func TestWilson(t *testing.T) {
 		{"all of 10: the interval does not pass 1", 10, 10, 0.7225, 1},
 	}
 	for _, tt := range tests {
-		lo, hi := Wilson(tt.k, tt.n, 1.96)
+		lo, hi := wilson(float64(tt.k), float64(tt.n), 1.96)
 		if math.Abs(lo-tt.lo) > 1e-4 || math.Abs(hi-tt.hi) > 1e-4 {
 			t.Errorf("%s: [%.4f, %.4f], want [%.4f, %.4f]", tt.why, lo, hi, tt.lo, tt.hi)
 		}
@@ -61,5 +61,20 @@ func TestRecoveryBoundsOfAHugeBudget(t *testing.T) {
 	_, hi10k := termByTerm(10_000)
 	if want := hi10k + float64(p.MaxRetries-10_000)*p.MaxDelayMs; math.Abs(hi-want) > 1e-9*want || !(lo > 0 && lo <= hi) {
 		t.Errorf("2^53−1 retries: [%v, %v], want hi %v", lo, hi, want)
+	}
+}
+
+// TestRecoveryHistogram: the recovery histogram holds every turn that had
+// a failure, in 20 bins.
+func TestRecoveryHistogram(t *testing.T) {
+	env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 0.3}}}
+	r := mustRun(t, Config{Policy: retry.DefaultPolicy(), Env: env}, 1, 2000)
+	failing := r.Turns - r.Attempts[1]
+	sum := 0
+	for _, b := range r.RecoveryHistogram {
+		sum += b.Count
+	}
+	if sum != failing || len(r.RecoveryHistogram) != 20 {
+		t.Errorf("histogram of %d bins holds %d turns, want %d", len(r.RecoveryHistogram), sum, failing)
 	}
 }

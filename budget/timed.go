@@ -268,7 +268,7 @@ func (h *horizonTally) crossChecks(env *Environment) []CrossCheck {
 		for _, f := range env.Failures {
 			pass *= 1 - f.P
 		}
-		lo, hi := Wilson(h.firstOutFailed, h.firstOut, 1.96)
+		lo, hi := wilson(float64(h.firstOutFailed), float64(h.firstOut), 1.96)
 		out = append(out, check("first requests outside incidents that failed", h.firstOutFailed, h.firstOut, lo, hi, 1-pass))
 	}
 	return out

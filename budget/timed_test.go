@@ -171,7 +171,7 @@ func TestTimelineDraws(t *testing.T) {
 		}
 	}
 	p := coveredShare(env.Incidents)
-	if lo, hi := Wilson(atStart, 3000, 3); p < lo || p > hi {
+	if lo, hi := wilson(float64(atStart), 3000, 3); p < lo || p > hi {
 		t.Errorf("an incident in progress at 0 ms in %d of 3000 horizons; want a share of %v", atStart, p)
 	}
 	two := *env
@@ -357,7 +357,7 @@ func TestScheduleRepeats(t *testing.T) {
 	for _, at := range newTimeline(env, 1).arrivals {
 		d := int(at / day)
 		if math.Mod(at, day) < 6*3600e3 {
-			t.Fatalf("a turn arrived at %s, in the night", Clock(at))
+			t.Fatalf("a turn arrived at %.0f ms, in the night", at)
 		}
 		perDay[d]++
 	}
@@ -386,7 +386,7 @@ func TestIncidentsOfAQuietEnd(t *testing.T) {
 	r := mustRun(t, Config{Policy: noJitter(), Env: env}, 1, 0)
 	ins := r.Timeline.Incidents
 	if len(ins) == 0 || ins[len(ins)-1].FromMs < 20*3600e3 || math.Abs(float64(len(ins))-48) > 4*math.Sqrt(48) {
-		t.Errorf("%d incidents over a day at 2 an hour, the last at %s", len(ins), Clock(ins[len(ins)-1].FromMs))
+		t.Errorf("%d incidents over a day at 2 an hour, the last at %.0f ms", len(ins), ins[len(ins)-1].FromMs)
 	}
 }
 

@@ -240,19 +240,3 @@ func coveredShare(kinds []IncidentKind) float64 {
 	}
 	return -math.Expm1(-load)
 }
-
-// Clock writes a time on the horizon as a clock reading from its start,
-// hh:mm:ss, with the day after the first: "03:12:05", "day 2 00:00:10".
-func Clock(ms float64) string {
-	s := int64(math.Floor(ms / 1e3))
-	sign := ""
-	if s < 0 {
-		sign, s = "-", -s
-	}
-	day, s := s/86400, s%86400
-	hms := fmt.Sprintf("%s%02d:%02d:%02d", sign, s/3600, s/60%60, s%60)
-	if day > 0 {
-		return fmt.Sprintf("day %d %s", day+1, hms)
-	}
-	return hms
-}

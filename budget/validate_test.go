@@ -35,16 +35,12 @@ func runMethods(path string) []struct {
 		{"TraceTurn", func(c Config) error { _, err := c.TraceTurn(1, 0, path); return err }},
 		{"Check", func(c Config) error {
 			var tb recordingTB
-			c.Check(&tb, 1, 3, "exhaustion<1")
+			c.Check(&tb, 1, 3, Exhaustion.Below(1))
 			if len(tb.errors) != 1 {
 				return errors.New("Check gave " + strings.Join(tb.errors, " | "))
 			}
 			return errors.New(strings.TrimPrefix(tb.errors[0], "budget: "))
 		}},
-		// The package's own Run and RunTurn take a policy and an
-		// environment alone.
-		{"package Run", func(c Config) error { _, err := Run(c.Policy, c.Env, 1, 3); return err }},
-		{"RunTurn", func(c Config) error { _, err := RunTurn(c.Policy, c.Env, 1); return err }},
 	}
 }
 
@@ -69,49 +65,46 @@ func TestGoValuesAreValidatedAsFilesAre(t *testing.T) {
 		// error for it, prefixed "policy: " or "environment: ".
 		twinPolicy, twinEnv string
 		want                string // when the content has no file form
-		// packageToo: the package's Run and RunTurn take this
-		// configuration too (it is only a policy and an environment).
-		packageToo bool
 	}{
 		{why: "P2: MaxRetries past a safe integer panicked with an index out of range",
 			cfg:        Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.MaxRetries = math.MaxInt }), Env: server(Failure{Code: "SERVER", P: 0.5})},
-			twinPolicy: `{"maxRetries":9223372036854775807}`, packageToo: true},
+			twinPolicy: `{"maxRetries":9223372036854775807}`},
 		{why: "P3: a horizon without arrivals dereferenced nil",
-			cfg: Config{Policy: retry.DefaultPolicy(), Env: &Environment{HorizonMs: 1000}}, twinEnv: `{"horizonMs":1000}`, packageToo: true},
+			cfg: Config{Policy: retry.DefaultPolicy(), Env: &Environment{HorizonMs: 1000}}, twinEnv: `{"horizonMs":1000}`},
 		{why: "S7: a probability of 7 ran as always failing",
-			cfg: Config{Env: server(Failure{Code: "SERVER", P: 7})}, twinEnv: `{"failures":[{"code":"SERVER","p":7}]}`, packageToo: true},
+			cfg: Config{Env: server(Failure{Code: "SERVER", P: 7})}, twinEnv: `{"failures":[{"code":"SERVER","p":7}]}`},
 		{why: "S7: a NaN probability, which no file can write",
-			cfg: Config{Env: server(Failure{Code: "SERVER", P: nan})}, want: "environment: failures[0].p: must be in [0,1], got NaN", packageToo: true},
+			cfg: Config{Env: server(Failure{Code: "SERVER", P: nan})}, want: "environment: failures[0].p: must be in [0,1], got NaN"},
 		{why: "S7: a status of -1",
-			cfg: Config{Env: server(Failure{Code: "SERVER", Status: -1, P: 0.1})}, twinEnv: `{"failures":[{"code":"SERVER","status":-1,"p":0.1}]}`, packageToo: true},
+			cfg: Config{Env: server(Failure{Code: "SERVER", Status: -1, P: 0.1})}, twinEnv: `{"failures":[{"code":"SERVER","status":-1,"p":0.1}]}`},
 		{why: "S7: a mode of neither normal nor always",
-			cfg: Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.Mode = "bogus" })}, twinPolicy: `{"mode":"bogus"}`, packageToo: true},
+			cfg: Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.Mode = "bogus" })}, twinPolicy: `{"mode":"bogus"}`},
 		{why: "S7: a negative budget",
-			cfg: Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.MaxRetries = -1 })}, twinPolicy: `{"maxRetries":-1}`, packageToo: true},
+			cfg: Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.MaxRetries = -1 })}, twinPolicy: `{"maxRetries":-1}`},
 		{why: "S7: a NaN delay gave 8 violations blamed on the loop; no file can write one",
 			cfg:  Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.InitialDelayMs = nan }), Env: server(Failure{Code: "SERVER", P: 0.5})},
-			want: "policy: backoff.initialDelayMs: must be a finite number, got NaN", packageToo: true},
+			want: "policy: backoff.initialDelayMs: must be a finite number, got NaN"},
 		{why: "S7: a negative delay",
-			cfg: Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.InitialDelayMs = -5 })}, twinPolicy: `{"backoff":{"initialDelayMs":-5}}`, packageToo: true},
+			cfg: Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.InitialDelayMs = -5 })}, twinPolicy: `{"backoff":{"initialDelayMs":-5}}`},
 		{why: "S7: a NaN latency",
-			cfg: Config{Env: &Environment{LatencyMs: &Distribution{Fixed: &nan}}}, want: "environment: latencyMs.fixed: must be ≥ 0, got NaN", packageToo: true},
+			cfg: Config{Env: &Environment{LatencyMs: &Distribution{Fixed: &nan}}}, want: "environment: latencyMs.fixed: must be ≥ 0, got NaN"},
 		{why: "S7: a negative Retry-After",
 			cfg:     Config{Env: server(Failure{Code: "RATE_LIMIT", P: 0.1, RetryAfterMs: fixed(-1)})},
-			twinEnv: `{"failures":[{"code":"RATE_LIMIT","p":0.1,"retryAfterMs":{"fixed":-1}}]}`, packageToo: true},
+			twinEnv: `{"failures":[{"code":"RATE_LIMIT","p":0.1,"retryAfterMs":{"fixed":-1}}]}`},
 		{why: "M4: a horizon of +Inf ran out of memory (23 GB)",
 			cfg:  Config{Env: &Environment{HorizonMs: math.Inf(1), Arrivals: &Arrivals{PerMinute: 1}}},
-			want: "environment: horizonMs: must be > 0 and at most a year, 31622400000 ms (a ceiling of its own: --max-duration-ms bounds the times each turn meets from its arrival, not the stretch turns arrive over), got +Inf", packageToo: true},
+			want: "environment: horizonMs: must be > 0 and at most a year, 31622400000 ms (a ceiling of its own: --max-duration-ms bounds the times each turn meets from its arrival, not the stretch turns arrive over), got +Inf"},
 		{why: "M4: a billion turns a minute over a day ran out of memory",
 			cfg:     Config{Env: &Environment{HorizonMs: 86400000, Arrivals: &Arrivals{PerMinute: 1e9}}},
-			twinEnv: `{"horizonMs":86400000,"arrivals":{"perMinute":1e9}}`, packageToo: true},
+			twinEnv: `{"horizonMs":86400000,"arrivals":{"perMinute":1e9}}`},
 		{why: "a schedule repeated every +Inf ms expected NaN turns, which no bound refused",
 			cfg:  Config{Env: &Environment{HorizonMs: 86400000, Arrivals: &Arrivals{RepeatEveryMs: math.Inf(1), Schedule: []Rate{{FromMs: 0, PerMinute: 1e9}}}}},
-			want: "environment: arrivals.repeatEveryMs: must be finite, got +Inf", packageToo: true},
+			want: "environment: arrivals.repeatEveryMs: must be finite, got +Inf"},
 		{why: "a rate of +Inf a minute",
 			cfg:  Config{Env: &Environment{HorizonMs: 86400000, Arrivals: &Arrivals{Schedule: []Rate{{FromMs: 0, PerMinute: 1}, {FromMs: 1000, PerMinute: math.Inf(1)}}}}},
-			want: "environment: arrivals.schedule[1].perMinute: must be finite, got +Inf", packageToo: true},
+			want: "environment: arrivals.schedule[1].perMinute: must be finite, got +Inf"},
 		{why: "S1: a latency of 1e300 ms gave turn-terminates and log-well-formed violations",
-			cfg: Config{Env: &Environment{LatencyMs: fixed(1e300)}}, twinEnv: `{"latencyMs":{"fixed":1e300}}`, packageToo: true},
+			cfg: Config{Env: &Environment{LatencyMs: fixed(1e300)}}, twinEnv: `{"latencyMs":{"fixed":1e300}}`},
 		{why: "a bundle's compaction is read as a bundle's file is",
 			cfg: Config{Policy: retry.DefaultPolicy(), Compaction: &noTokens}, twinPolicy: `{"retryPolicy":{},"compaction":{"maxOverflowRetries":1,"maxTokens":0}}`},
 		{why: "a listener order naming nothing registered once ran with no listener at all",
@@ -141,11 +134,6 @@ func TestGoValuesAreValidatedAsFilesAre(t *testing.T) {
 			t.Errorf("%s: Validate (-want +got):\n%s", tt.why, diff)
 		}
 		for _, m := range runMethods(path) {
-			if strings.HasPrefix(m.name, "package") || m.name == "RunTurn" {
-				if !tt.packageToo {
-					continue
-				}
-			}
 			if diff := cmp.Diff(want, errText(m.run(tt.cfg))); diff != "" {
 				t.Errorf("%s: %s (-want +got):\n%s", tt.why, m.name, diff)
 			}
@@ -175,7 +163,7 @@ func TestRunsOfNoTurnRefused(t *testing.T) {
 			t.Errorf("runs %d (-want +got):\n%s", runs, diff)
 		}
 		var tb recordingTB
-		cfg.Check(&tb, 1, runs, "exhaustion<0.001")
+		cfg.Check(&tb, 1, runs, Exhaustion.Below(0.001))
 		if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "runs: a run measures at least 1 turn") {
 			t.Errorf("Check over %d turns: %q", runs, tb.errors)
 		}

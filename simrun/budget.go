@@ -18,6 +18,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/turnsim/turnsim/budget"
+	"github.com/turnsim/turnsim/budget/report"
 	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/strictjson"
@@ -284,7 +285,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	tuneGCForBudget()
 	status := exitClean
-	var named []budget.Named
+	var named []report.Named
 	done := runSideBySide(ctx, resolved, first, *runs, *workers)
 	for i, c := range resolved {
 		rp := <-done[i]
@@ -314,9 +315,9 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		}
 		r := rp.Report
 		if env.Timed() && r.Turns == 0 && !r.Interrupted {
-			return fail("no turn arrived over the horizon from seed %#x (%s): nothing to measure; give a longer horizonMs or more arrivals", first, budget.Span(env.HorizonMs))
+			return fail("no turn arrived over the horizon from seed %#x (%s): nothing to measure; give a longer horizonMs or more arrivals", first, report.Span(env.HorizonMs))
 		}
-		named = append(named, budget.Named{Policy: policies[i], Report: r, Config: c})
+		named = append(named, report.Named{Policy: policies[i], Report: r, Config: c})
 		if len(r.Violations) > 0 {
 			status = exitViolation
 		}
@@ -327,7 +328,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 				asserts := []map[string]any{}
 				for _, c := range checks {
 					ok, v := c.Holds(r)
-					asserts = append(asserts, map[string]any{"bound": c.Text, "figure": c.Figure, "value": v, "holds": ok})
+					asserts = append(asserts, map[string]any{"bound": c.String(), "figure": c.Figure, "value": v, "holds": ok})
 				}
 				out["asserts"] = asserts
 			}
@@ -374,7 +375,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 			if !ok {
 				verdict, status = "FAILS", exitViolation
 			}
-			fmt.Fprintf(stderr, "assert %s %s for policy %s: %s = %.6g\n", c.Text, verdict, policies[i], c.Figure, v)
+			fmt.Fprintf(stderr, "assert %s %s for policy %s: %s = %.6g\n", c, verdict, policies[i], c.Figure, v)
 		}
 	}
 	if ctx.Err() != nil {
@@ -383,7 +384,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 	}
 	if *htmlOut != "" {
 		if err := writeAtomically(*htmlOut, func(w io.Writer) error {
-			return budget.WritePage(w, budget.Page{Reports: named, Env: env, Bounds: checks, Seed: &first})
+			return report.WritePage(w, report.Page{Reports: named, Env: env, Bounds: checks, Seed: &first})
 		}); err != nil {
 			return fail("--html: %v", err)
 		}
@@ -444,7 +445,7 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budge
 	if r.Interrupted {
 		fmt.Fprintf(tw, "  turns\t%d (interrupted: every figure is over these)\n", r.Turns)
 	} else if r.Timeline != nil {
-		fmt.Fprintf(tw, "  turns\t%d, arrived over %s of virtual time\n", r.Turns, budget.Span(r.Timeline.HorizonMs))
+		fmt.Fprintf(tw, "  turns\t%d, arrived over %s of virtual time\n", r.Turns, report.Span(r.Timeline.HorizonMs))
 	} else {
 		fmt.Fprintf(tw, "  turns\t%d\n", r.Turns)
 	}

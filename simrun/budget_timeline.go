@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/budget"
+	"github.com/turnsim/turnsim/budget/report"
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/internal/words"
 )
@@ -38,7 +39,7 @@ func printTimeline(tw io.Writer, tl *budget.TimelineReport) {
 			break
 		}
 		fmt.Fprintf(tw, "\t%s  %s for %s (%s): %d hit, %d carried, %d failed, longest recovery %s ms; failed turns %s\n",
-			budget.Clock(in.FromMs), strictjson.Printable(in.Code), budget.Span(in.LengthMs()), in.Source, in.TurnsHit, in.Carried, in.Failed, num(in.LongestRecoveryMs), turnList(in))
+			report.Clock(in.FromMs), strictjson.Printable(in.Code), report.Span(in.LengthMs()), in.Source, in.TurnsHit, in.Carried, in.Failed, num(in.LongestRecoveryMs), turnList(in))
 	}
 	peak := 0
 	for m, n := range tl.Failed {
@@ -47,7 +48,7 @@ func printTimeline(tw io.Writer, tl *budget.TimelineReport) {
 		}
 	}
 	if len(tl.Failed) > 0 && tl.Failed[peak] > 0 {
-		fmt.Fprintf(tw, "  worst minute\t%s from %s\n", words.Plural(tl.Failed[peak], "failed turn"), budget.Clock(float64(peak)*60e3))
+		fmt.Fprintf(tw, "  worst minute\t%s from %s\n", words.Plural(tl.Failed[peak], "failed turn"), report.Clock(float64(peak)*60e3))
 	}
 	for _, c := range tl.Checks {
 		verdict := "within the interval"

@@ -131,7 +131,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, we := range walkErrs {
 		nErrors++
-		report(stdout, &checkResult{File: we.path, Error: &readError{Message: we.msg}}, opts)
+		printCheck(stdout, &checkResult{File: we.path, Error: &readError{Message: we.msg}}, opts)
 	}
 	for _, f := range files {
 		if ctx.Err() != nil {
@@ -139,7 +139,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		res := checkFile(ctx, f, opts)
 		if res.Interrupted {
-			report(stdout, res, opts)
+			printCheck(stdout, res, opts)
 			break
 		}
 		nFiles++
@@ -148,7 +148,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			nErrors++
 		}
 		views.add(res)
-		report(stdout, res, opts)
+		printCheck(stdout, res, opts)
 	}
 	interrupted := ctx.Err() != nil
 	status := finish(stdout, stderr, opts.json, "files", nFiles, nViolations, nErrors, interrupted, views)
@@ -386,8 +386,8 @@ func asReadError(err error) *readError {
 	return &readError{Message: err.Error()}
 }
 
-// report prints one file's result.
-func report(w io.Writer, res *checkResult, opts checkOptions) {
+// printCheck prints one file's result.
+func printCheck(w io.Writer, res *checkResult, opts checkOptions) {
 	if opts.json {
 		b, err := json.Marshal(res)
 		if err != nil {

@@ -1,4 +1,4 @@
-package budget
+package report
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/turnsim/turnsim/budget"
 )
 
 // timelineChart is a horizon drawn for every policy at once: the incidents
@@ -20,7 +22,7 @@ type timelineChart struct {
 	// largest bucket's count over all lanes (one scale for all).
 	Bucket string
 	Max    int
-	Axis   []AxisTick
+	Axis   []axisTick
 	// Arrivals is the lane of turns arriving (the same for every
 	// policy), on its own scale up to ArrivalsMax.
 	Arrivals    *timelineLane
@@ -65,21 +67,13 @@ type timelineLane struct {
 	// name without its folder and extension.
 	Policy, Short string
 	Y             float64
-	Bars          []Bar
-}
-
-// AxisTick is a labelled place on an axis; Anchor keeps a label at an
-// end inside the chart ("" for the middle).
-type AxisTick struct {
-	Label  string
-	X      float64
-	Anchor string
+	Bars          []bar
 }
 
 // incidentRow is one incident and its effect under each policy.
 type incidentRow struct {
-	Incident
-	Under []IncidentReport // one per policy, in the page's order
+	budget.Incident
+	Under []budget.IncidentReport // one per policy, in the page's order
 }
 
 const (
@@ -98,11 +92,11 @@ func newTimelineChart(reports []Named) *timelineChart {
 	horizon := reports[0].Report.Timeline.HorizonMs
 	minutes := int(math.Ceil(horizon / 60e3))
 	per := max(1, (minutes+maxBuckets-1)/maxBuckets) // minutes a bar
-	c := &timelineChart{Width: timelineLeft + timelineW + 30, Bucket: span(float64(per) * 60e3)}
+	c := &timelineChart{Width: timelineLeft + timelineW + 30, Bucket: Span(float64(per) * 60e3)}
 	x := func(ms float64) float64 { return timelineLeft + timelineW*min(max(ms, 0), horizon)/horizon }
 	// The incidents, matched across policies by source and start: each
 	// report keeps those of its own turns past the horizon's end.
-	key := func(in Incident) string { return fmt.Sprintf("%s@%v", in.Source, in.FromMs) }
+	key := func(in budget.Incident) string { return fmt.Sprintf("%s@%v", in.Source, in.FromMs) }
 	rows := map[string]*incidentRow{}
 	var order []string
 	for i, n := range reports {
@@ -113,7 +107,7 @@ func newTimelineChart(reports []Named) *timelineChart {
 			k := key(in.Incident)
 			row := rows[k]
 			if row == nil {
-				row = &incidentRow{Incident: in.Incident, Under: make([]IncidentReport, len(reports))}
+				row = &incidentRow{Incident: in.Incident, Under: make([]budget.IncidentReport, len(reports))}
 				rows[k] = row
 				order = append(order, k)
 			}
@@ -143,7 +137,7 @@ func newTimelineChart(reports []Named) *timelineChart {
 		if row.FromMs >= horizon {
 			continue // past the horizon: in the table, not on its axis
 		}
-		title := fmt.Sprintf("%s %s for %s (%s) — %s", Clock(row.FromMs), codeText(row.Code, row.Status), span(row.ToMs-row.FromMs), row.Source, strings.Join(under, "; "))
+		title := fmt.Sprintf("%s %s for %s (%s) — %s", Clock(row.FromMs), codeText(row.Code, row.Status), Span(row.ToMs-row.FromMs), row.Source, strings.Join(under, "; "))
 		for j := col(row.FromMs); j <= col(row.ToMs); j++ {
 			cc := &cols[j]
 			if cc.n == 0 {
@@ -218,7 +212,7 @@ func newTimelineChart(reports []Named) *timelineChart {
 				continue
 			}
 			h := laneH * float64(n) / float64(max(top, 1))
-			l.Bars = append(l.Bars, Bar{Label: fmt.Sprintf("%s–%s: %d %s", Clock(float64(b*per)*60e3), Clock(float64((b+1)*per)*60e3), n, what),
+			l.Bars = append(l.Bars, bar{Label: fmt.Sprintf("%s–%s: %d %s", Clock(float64(b*per)*60e3), Clock(float64((b+1)*per)*60e3), n, what),
 				Count: n, X: timelineLeft + float64(b)*w, Y: y + laneH - h, W: max(w*0.9, 1), H: h})
 		}
 		y += laneH + laneGap
@@ -234,7 +228,7 @@ func newTimelineChart(reports []Named) *timelineChart {
 	c.Height = y + 16
 	step := axisStep(horizon)
 	for t := 0.0; t <= horizon; t += step {
-		c.Axis = append(c.Axis, AxisTick{Label: axisLabel(t, horizon), X: x(t)})
+		c.Axis = append(c.Axis, axisTick{Label: axisLabel(t, horizon), X: x(t)})
 	}
 	return c
 }

@@ -1,4 +1,4 @@
-package budget
+package report
 
 import (
 	"fmt"
@@ -15,13 +15,13 @@ var page = template.Must(template.New("budget").Funcs(template.FuncMap{
 	"fig":   figureText,
 	"clock": Clock,
 	"seed":  func(s *uint64) string { return fmt.Sprintf("%#x", *s) },
-	"span":  span,
+	"span":  Span,
 	"sqrt":  func(v float64) string { return fmt.Sprintf("%.3g", math.Sqrt(v)) },
 	"add":   func(a, b float64) float64 { return a + b },
 	"half":  func(a float64) float64 { return a / 2 },
 	"left":  func() float64 { return chartLeft },
 	"right": func() float64 { return chartLeft + chartW },
-	"label": func(m Mark) float64 { return 10 + float64(m.Row)*12 },
+	"label": func(m mark) float64 { return 10 + float64(m.Row)*12 },
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>turnsim budget</title>
 <style>
@@ -54,7 +54,7 @@ svg text.boundlabel{fill:#b3261e}
 <table class="compare" id="compare">
 <tr><th></th>{{range .Reports}}<th>{{.Policy}}</th>{{end}}</tr>
 <tr><td>parameters</td>{{range .Params}}<td><ul class="params">{{range .}}<li>{{.Name}}: {{.Value}}</li>{{end}}</ul></td>{{end}}</tr>
-{{range $b, $bound := .Bounds}}<tr class="bound-row"><td>bound {{$bound.Text}}</td>{{range $i, $n := $.Reports}}{{with index (index $.Verdicts $i) $b}}<td class="{{if .Holds}}pass{{else}}fail{{end}}">{{if .Holds}}holds{{else}}FAILS{{end}}: {{fig .Bound.Figure .Value}}</td>{{end}}{{end}}</tr>
+{{range $b, $bound := .Bounds}}<tr class="bound-row"><td>bound {{$bound.String}}</td>{{range $i, $n := $.Reports}}{{with index (index $.Verdicts $i) $b}}<td class="{{if .Holds}}pass{{else}}fail{{end}}">{{if .Holds}}holds{{else}}FAILS{{end}}: {{fig .Bound.Figure .Value}}</td>{{end}}{{end}}</tr>
 {{end}}<tr><td>turns</td>{{range .Reports}}<td>{{.Report.Turns}}</td>{{end}}</tr>
 <tr><td>completed</td>{{range .Reports}}<td>{{.Report.Completed}}</td>{{end}}</tr>
 <tr><td>exhausted (error after retries)</td>{{range .Reports}}<td>{{.Report.Exhausted}}</td>{{end}}</tr>

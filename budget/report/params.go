@@ -1,9 +1,10 @@
-package budget
+package report
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/turnsim/turnsim/budget"
 	"github.com/turnsim/turnsim/loop"
 )
 
@@ -13,7 +14,7 @@ type setting struct{ Name, Value string }
 // policyParams are a configuration's settings: the retry policy's, then
 // compaction's and the listener order when it installs compaction, then
 // plugged-in listeners.
-func policyParams(c Config) []setting {
+func policyParams(c budget.Config) []setting {
 	p := c.Policy
 	var out []setting
 	switch {
@@ -29,13 +30,13 @@ func policyParams(c Config) []setting {
 	}
 	if p != nil {
 		out = append(out, setting{"backoff", fmt.Sprintf("%s ms doubling, capped at %s ms, jitter ±%s", round(p.InitialDelayMs), round(p.MaxDelayMs), round(p.JitterRatio))})
-		if lo, hi, ok := RecoveryBounds(p); ok {
+		if lo, hi, ok := budget.RecoveryBounds(p); ok {
 			out = append(out, setting{"waits of an exhausted step", fmt.Sprintf("%s … %s ms", round(lo), round(hi))})
 		}
 	}
 	if c.Compaction != nil {
 		out = append(out, setting{"compaction", fmt.Sprintf("%d overflow recoveries", c.Compaction.MaxOverflowRetries)},
-			setting{"listener order", strings.Join(c.order(), " → ")})
+			setting{"listener order", strings.Join(c.ListenerOrder(), " → ")})
 	}
 	for _, l := range c.Listeners {
 		out = append(out, setting{"listener", l.Name})
@@ -45,13 +46,13 @@ func policyParams(c Config) []setting {
 
 // envParams are an environment's settings, one line for each failure,
 // burst state, outage, incident kind, and the horizon's shape.
-func envParams(e *Environment) []setting {
+func envParams(e *budget.Environment) []setting {
 	if e == nil {
 		return nil
 	}
 	var out []setting
 	if e.Timed() {
-		out = append(out, setting{"horizon", span(e.HorizonMs) + " of virtual time"})
+		out = append(out, setting{"horizon", Span(e.HorizonMs) + " of virtual time"})
 		a := e.Arrivals
 		if len(a.Schedule) == 0 {
 			out = append(out, setting{"turns arrive", fmt.Sprintf("%s a minute (Poisson)", round(a.PerMinute))})
@@ -60,7 +61,7 @@ func envParams(e *Environment) []setting {
 			out = append(out, setting{"turns arrive", fmt.Sprintf("from %s: %s a minute (Poisson)", Clock(r.FromMs), round(r.PerMinute))})
 		}
 		if a.RepeatEveryMs > 0 {
-			out = append(out, setting{"schedule", "repeats every " + span(a.RepeatEveryMs)})
+			out = append(out, setting{"schedule", "repeats every " + Span(a.RepeatEveryMs)})
 		}
 	}
 	for _, f := range e.Failures {
@@ -77,7 +78,7 @@ func envParams(e *Environment) []setting {
 		if e.Timed() {
 			at = "at " + Clock(o.FromMs)
 		}
-		text := fmt.Sprintf("%s %s for %s", codeText(o.Code, o.Status), at, span(o.ForMs))
+		text := fmt.Sprintf("%s %s for %s", codeText(o.Code, o.Status), at, Span(o.ForMs))
 		if o.RetryAfterMs != nil {
 			text += ", Retry-After " + distText(o.RetryAfterMs, "ms")
 		}
@@ -106,7 +107,7 @@ func envParams(e *Environment) []setting {
 	return out
 }
 
-func failureText(f Failure) string {
+func failureText(f budget.Failure) string {
 	text := fmt.Sprintf("%s with p %s", codeText(f.Code, f.Status), share(f.P))
 	if f.RetryAfterMs != nil {
 		text += ", Retry-After " + distText(f.RetryAfterMs, "ms")
@@ -121,7 +122,7 @@ func codeText(code string, status int) string {
 	return fmt.Sprintf("%s %d", code, status)
 }
 
-func distText(d *Distribution, unit string) string {
+func distText(d *budget.Distribution, unit string) string {
 	switch {
 	case d.Fixed != nil:
 		return round(*d.Fixed) + " " + unit
@@ -130,17 +131,3 @@ func distText(d *Distribution, unit string) string {
 	}
 	return fmt.Sprintf("exponential, mean %s %s", round(*d.Exponential), unit)
 }
-
-// span is a length of virtual time for a reader: 30 s, 2.5 min, 24 h.
-func span(ms float64) string {
-	switch {
-	case ms < 60e3:
-		return fmt.Sprintf("%.3g s", ms/1e3)
-	case ms < 3600e3:
-		return fmt.Sprintf("%.3g min", ms/60e3)
-	}
-	return fmt.Sprintf("%.3g h", ms/3600e3)
-}
-
-// Span is span for other packages' reports.
-func Span(ms float64) string { return span(ms) }
