@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// TestWorkedExample runs the README's worked example as a new user does:
-// go test in its own module (examples/own-listener, which requires
-// turnsim through a replace directive). With the bug put back — the wait
-// on context.Background() instead of the turn signal — it fails within
-// 200 seeds with one shrunk failure and its corpus entry; as committed,
-// it passes. The listener and its test are under 60 lines.
+// TestWorkedExample runs the worked example of docs/own-listener.md as a
+// new user does: go test in its own module (examples/own-listener, which
+// requires turnsim through a replace directive). With the bug put back
+// — the wait on context.Background() instead of the turn signal — it
+// fails within 200 seeds with one shrunk failure and its corpus entry; as
+// committed, it passes. The listener and its test are under 60 lines.
 func TestWorkedExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the example module with go")
@@ -41,7 +41,7 @@ func TestWorkedExample(t *testing.T) {
 	bug := strings.Replace(string(b), "env.Clock.Sleep(ev.Signal,", "env.Clock.Sleep(context.Background(),", 1)
 	bug = strings.Replace(bug, "import (\n", "import (\n\t\"context\"\n", 1)
 	if bug == string(b) {
-		t.Fatal("the example no longer waits with env.Clock.Sleep(ev.Signal, …): update the bug put back here and in the README")
+		t.Fatal("the example no longer waits with env.Clock.Sleep(ev.Signal, …): update the bug put back here and in docs/own-listener.md")
 	}
 	os.WriteFile(source, []byte(bug), 0o644)
 

@@ -8,8 +8,8 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
-// backgroundWait is a policy author's own listener, as the README's worked
-// example writes it before its fix: it retries SERVER twice per step, 100
+// backgroundWait is a policy author's own listener, as the worked example
+// of docs/own-listener.md writes it before its fix: it retries SERVER twice per step, 100
 // ms apart, and writes nothing to the log. Its wait is on a context of its
 // own instead of the turn signal, so a cancel during the wait is not seen
 // until the wait is over: the turn ends late. Nothing in the log shows it

@@ -8,7 +8,7 @@
 #   scripts/dsh-loop-copy.sh DIR PATCH...     a copy with each patch applied
 #                                             (dshloop/patches/*.patch)
 #
-# Then: simrun run --sut dsh --dsh-loop DIR (README, "Check your change to DSH").
+# Then: simrun run --sut dsh --dsh-loop DIR (docs/dsh-loop.md, "Check your change to DSH").
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: scripts/dsh-loop-copy.sh DIR [PATCH...]" >&2; exit 2; }
 # DIR, the patches and DSH_LOOP are read from where the script was run.

@@ -19,7 +19,7 @@ import (
 
 // Scenario is a scripted world: the agent's configuration, what the model
 // answers, what the user sends and what the world does, all in virtual
-// time. Its JSON form is documented in the README ("Scenario files").
+// time. Its JSON form is documented in docs/scenarios.md.
 type Scenario struct {
 	Name          string
 	Provider      string

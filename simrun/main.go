@@ -4,8 +4,26 @@
 // plan whose listenerOrder names them, and 'run', 'replay', 'shrink',
 // 'hunt', 'explore' and 'budget' draw them into the waterfall.
 //
-//	simrun check PATH…      check session logs (files or folders) against the oracle
-//	simrun scenario FILE…   run scenario files in the deterministic world
+// Its 13 commands:
+//
+//	simrun run            draw fault plans from seeds, run and check them, shrink and record failures (the main job)
+//	simrun replay         replay one seed or corpus entry: configuration, plan, timeline, violations
+//	simrun shrink         shrink one seed's or entry's failing plan to a 1-minimal scenario file
+//	simrun merge FILE…    merge the --json outputs of sharded runs into the unsharded run's output
+//	simrun hunt           search for every mutant of the zoo and keep each one's smallest plan
+//	simrun explore        run every fault plan of at most K faults over a bounded workload
+//	simrun budget         measure what a retry policy buys under a fault environment
+//	simrun check PATH…    check session logs (files or folders) against the oracle
+//	simrun scenario FILE… run scenario files in the deterministic world
+//	simrun serve          serve a fake DeepSeek provider on loopback, answering from a scenario
+//	simrun conformance    run scenarios or seeded plans on the real DSH and on the model, and compare
+//	simrun dsh-web        start the real DSH's web host against 'simrun serve', for runs by hand
+//	simrun webui          read a session in a running DSH web host's Web UI and hold its rows to turnsim's view
+//
+// and 'simrun version' prints turnsim's version. conformance, dsh-web and
+// webui run the real DSH through its web host: they need UseRealDSH, which
+// cmd/simrun calls and a main of one's own may leave out. The README and
+// the guides under docs/ describe each command.
 //
 // Exit status: 0 clean, 1 an invariant was violated, 2 bad usage or bad
 // input, 3 an internal error of turnsim itself, 130 a long-running command

@@ -60,7 +60,7 @@ func (r *recorder) Logf(format string, args ...any) {
 	r.logs = append(r.logs, fmt.Sprintf(format, args...))
 }
 
-// retryServer is the README's worked example: SERVER retried twice per
+// retryServer is the worked example of docs/own-listener.md: SERVER retried twice per
 // step, 100 ms apart; with ignoreCancel its wait is on a context of its
 // own (the bug), else on the turn signal (the fix).
 func retryServer(ignoreCancel bool) sim.Listener {

@@ -1,7 +1,7 @@
 // Package timeline renders a session log as one line per event: virtual
 // time first, then the open turn and step, the event type and its
 // essentials. World actions are interleaved where they were applied,
-// marked with "»". The legend is in the README.
+// marked with "»". The legend is in docs/scenarios.md.
 package timeline
 
 import (

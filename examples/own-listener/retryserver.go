@@ -1,5 +1,5 @@
 // Package ownlistener is a request-error listener of one's own, checked by
-// turnsim from go test: README "Check your own listener".
+// turnsim from go test: docs/own-listener.md.
 package ownlistener
 
 import (
