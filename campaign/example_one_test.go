@@ -18,7 +18,7 @@ func ExampleConfig_One() {
 	// Output:
 	// seed 0x6: cancel-takes-effect-at-once turn 1 step 1 seqs 8,9: turn 1 ended 55 ms after the cancel (disposed) that landed in it before seq 8: a wait outlasted the turn signal
 	//   listeners: server-retry, retry, compaction
-	//   shrunk plan (3 lines, 32 shrink runs):
+	//   shrunk plan (3 lines, 39 shrink runs):
 	//     request 1: fail SERVER 500
 	//     input 1: send "Work through the task in st..." at 0ms
 	//     world: cancel disposed after listener-wait #1

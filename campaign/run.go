@@ -466,6 +466,10 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 	}
 	res.Invariant = first.Invariant
 	shrunk := v.Scenario
+	// The shrunk plan's run and its violation of first's invariant, when
+	// shrinking ran it.
+	var shrunkRun *sim.Result
+	var shrunkViolation *oracle.Violation
 	switch {
 	case blocked:
 		res.NotShrunk = "a plug-in blocked outside virtual time: every run of the plan would wait out the watchdog"
@@ -474,24 +478,19 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 	case first.Invariant == oracle.SUTPanic:
 		res.NotShrunk = "a panic of the system under test, kept as it came"
 	default:
-		shrunk, res.ShrinkRuns = faults.Shrink(v.Scenario, first.Invariant, c.Sim)
+		sh := faults.Shrink(v.Scenario, first.Invariant, c.Sim, faults.Keep{Policy: c.Overrides.Policy != nil})
+		shrunk, res.ShrinkRuns = sh.Scenario, sh.Runs
+		if sh.Result != nil {
+			shrunkRun, shrunkViolation = sh.Result, &sh.Violation
+		}
 	}
 	res.scenario = shrunk
 	res.Listeners = shrunk.ListenerOrder
 	res.Plan = faults.PlanLines(shrunk)
 	message := first.Message
-	if !blocked {
-		if sr, vs := faults.Check(shrunk, c.Sim); len(vs) > 0 {
-			res.Difference = sr.Difference
-			v := faults.Principal(vs)
-			for _, w := range vs {
-				if w.Invariant == first.Invariant {
-					v = w
-					break
-				}
-			}
-			res.Shrunk, message = &v, v.Message
-		}
+	if shrunkRun != nil {
+		res.Difference = shrunkRun.Difference
+		res.Shrunk, message = shrunkViolation, shrunkViolation.Message
 	}
 	res.Reproduce = fmt.Sprintf("simrun replay --seed %#x%s", v.Seed, c.Repro.SimrunFlags)
 	if c.Repro.GoTest != "" {

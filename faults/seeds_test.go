@@ -80,7 +80,11 @@ func TestShrinkIsOneMinimal(t *testing.T) {
 					continue
 				}
 				found++
-				shrunk, runs := Shrink(v.Scenario, m.Trips, m.Options)
+				sh := Shrink(v.Scenario, m.Trips, m.Options, Keep{})
+				shrunk, runs := sh.Scenario, sh.Runs
+				if sh.Violation.Invariant != m.Trips {
+					t.Fatalf("seed %#x: Shrink returned the violation %+v, want one of %s", seed, sh.Violation, m.Trips)
+				}
 				if !Violates(shrunk, m.Trips, m.Options) {
 					t.Fatalf("seed %#x: the shrunk plan no longer violates %s", seed, m.Trips)
 				}

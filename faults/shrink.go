@@ -8,41 +8,105 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
+// Shrunk is what Shrink made of a failing plan.
+type Shrunk struct {
+	// Scenario is the shrunk plan.
+	Scenario *sim.Scenario
+	// Violation is the shrunk plan's violation of the invariant shrunk
+	// for, and Result the run that gave it. Both are empty when a
+	// candidate blocked before any smaller plan kept the violation: the
+	// plan is then the one given, whose violation the caller has.
+	Violation oracle.Violation
+	Result    *sim.Result
+	// Runs is how many runs shrinking took.
+	Runs int
+	// Blocked: a candidate's plug-in blocked outside virtual time, and
+	// shrinking ended there.
+	Blocked bool
+}
+
 // Shrink makes a failing plan smaller while it still violates invariant
-// id: it removes plan entries (world actions, late inputs, outages,
-// summaries, model answers, a throwing listener), then simplifies each (a
-// plain SERVER 500 for any failure, no latency, failures before any
-// chunk, no Retry-After, the earliest trigger, outages earlier and
-// shorter), and repeats
-// until nothing changes. The result is 1-minimal: removing any single
-// entry makes the violation disappear. It returns the number of runs it
-// took.
+// id, and brings it to a canonical form, so that the seeds one bug fails
+// shrink to one plan (and one corpus entry), or to a few where the
+// failures really differ:
+//
+//   - it removes plan entries (world actions, late inputs, outages,
+//     summaries, model answers, a throwing listener);
+//   - it simplifies each (a plain SERVER 500 for any failure, no latency,
+//     failures before any chunk, no Retry-After, the earliest trigger,
+//     outages from 0 ms, and every time as early and every outage as
+//     short as the violation allows);
+//   - it moves the drawn configuration toward DSH's defaults (see
+//     canonicalConfig), but for what keep names;
+//
+// and repeats until nothing changes. The result is 1-minimal: removing
+// any single entry makes the violation disappear.
 //
 // A candidate whose plug-in blocks outside virtual time ends the
 // shrinking where it is: every run that reaches the plug-in would wait
 // out the watchdog's seconds again.
-func Shrink(s *sim.Scenario, id oracle.ID, opts sim.Options) (*sim.Scenario, int) {
-	runs, blocked := 0, false
-	return ShrinkWhile(s, func(c *sim.Scenario) bool {
-		if blocked {
+func Shrink(s *sim.Scenario, id oracle.ID, opts sim.Options, keep Keep) Shrunk {
+	var out Shrunk
+	violation := func(vs []oracle.Violation) (oracle.Violation, bool) {
+		i := slices.IndexFunc(vs, func(v oracle.Violation) bool { return v.Invariant == id })
+		if i < 0 {
+			return oracle.Violation{}, false
+		}
+		return vs[i], true
+	}
+	out.Scenario = ShrinkWhile(s, keep, func(c *sim.Scenario) bool {
+		if out.Blocked {
 			return false
 		}
-		runs++
+		out.Runs++
 		res, vs := Check(c, opts)
 		if res.Blocked != "" {
-			blocked = true
+			out.Blocked = true
 			return false
 		}
-		return slices.ContainsFunc(vs, func(v oracle.Violation) bool { return v.Invariant == id })
-	}), runs
+		v, ok := violation(vs)
+		if ok {
+			out.Violation, out.Result = v, res
+		}
+		return ok
+	})
+	if out.Result == nil && !out.Blocked {
+		// Nothing smaller kept the violation: the plan given is the
+		// shrunk one, and its run says what it violates.
+		out.Runs++
+		res, vs := Check(out.Scenario, opts)
+		if v, ok := violation(vs); ok && res.Blocked == "" {
+			out.Violation, out.Result = v, res
+		}
+	}
+	return out
 }
 
 // ShrinkWhile makes a plan smaller while keeps holds, the way Shrink does
 // for a violation: keeps may be anything that can be re-checked (a
 // difference from the real DSH, say), and may bound its own cost by
 // answering false once its budget is spent.
-func ShrinkWhile(s *sim.Scenario, keeps func(*sim.Scenario) bool) *sim.Scenario {
+//
+// The plan's entries are shrunk first, to a fixpoint; then its outages
+// are made as short, and its inputs and actions as early, as keeps
+// allows, and its configuration canonical;
+// when either changed anything, the entries are shrunk again.
+func ShrinkWhile(s *sim.Scenario, keep Keep, keeps func(*sim.Scenario) bool) *sim.Scenario {
 	cur := clone(s)
+	for {
+		cur = shrinkEntries(cur, keeps)
+		var shortened, canonical bool
+		cur, shortened = shortenTimes(cur, keeps)
+		cur, canonical = canonicalConfig(cur, keep, keeps)
+		if !shortened && !canonical {
+			return cur
+		}
+	}
+}
+
+// shrinkEntries removes and simplifies the plan's entries until no single
+// step keeps the plan failing.
+func shrinkEntries(cur *sim.Scenario, keeps func(*sim.Scenario) bool) *sim.Scenario {
 	for changed := true; changed; {
 		changed = false
 		for _, cand := range removals(cur) {
@@ -118,10 +182,17 @@ func simplifications(s *sim.Scenario) []*sim.Scenario {
 		// The plainest failure first: a seed's failure is one of many
 		// that break the same thing, and plans that differ only there
 		// should shrink to one (and share one corpus entry).
-		if (r.Fail != nil || r.Hang) && !plainFailure(&r) {
-			c := clone(s)
-			c.Requests[i] = sim.Outcome{Fail: &session.LlmFailure{Code: "SERVER", Status: &plainStatus, Message: "upstream 500"}}
-			out = append(out, c)
+		// A failure that must not be retried (by DSH's default codes)
+		// becomes the plainest of those, INVALID_REQUEST 400, when the
+		// plainest retryable one does not keep the plan failing.
+		if rank := plainRank(&r); (r.Fail != nil || r.Hang) && rank > 0 {
+			for _, p := range plainFailures[:rank] {
+				c := clone(s)
+				f, status := p, *p.Status
+				f.Status = &status
+				c.Requests[i] = sim.Outcome{Fail: &f}
+				out = append(out, c)
+			}
 		}
 		if r.LatencyMs > 0 {
 			c := clone(s)
@@ -148,16 +219,12 @@ func simplifications(s *sim.Scenario) []*sim.Scenario {
 		}
 	}
 	for i, o := range s.Outages {
-		// Earlier, then shorter: an outage that starts with the run often
-		// makes the later turns its plan needed removable.
+		// Earlier: an outage that starts with the run often makes the
+		// later turns its plan needed removable (shortenOutages makes it
+		// shorter).
 		if o.FromMs > 0 {
 			c := clone(s)
 			c.Outages[i].FromMs, c.Outages[i].ToMs = 0, o.ToMs-o.FromMs
-			out = append(out, c)
-		}
-		if length := o.ToMs - o.FromMs; length >= 2 {
-			c := clone(s)
-			c.Outages[i].ToMs = o.FromMs + float64(int(length/2))
 			out = append(out, c)
 		}
 	}
@@ -192,13 +259,28 @@ func clone(s *sim.Scenario) *sim.Scenario {
 	return &c
 }
 
-// plainStatus is the plain failure's status: SERVER 500.
-var plainStatus = 500
+// plainFailures are the plain failures, plainest first: SERVER 500,
+// which DSH's default policy retries, and INVALID_REQUEST 400, which it
+// does not.
+var plainFailures = []session.LlmFailure{
+	{Code: "SERVER", Status: &serverStatus, Message: "upstream 500"},
+	{Code: "INVALID_REQUEST", Status: &invalidStatus, Message: "invalid request"},
+}
 
-// plainFailure reports a request that fails as plainly as a plan can: a
-// SERVER 500 before any chunk, at once, with nothing else.
-func plainFailure(r *sim.Outcome) bool {
+var serverStatus, invalidStatus = 500, 400
+
+// plainRank is the index in plainFailures of the request's failure when
+// it is one of them, failing before any chunk, at once, with nothing
+// else; len(plainFailures) when it is none.
+func plainRank(r *sim.Outcome) int {
 	f := r.Fail
-	return f != nil && f.Code == "SERVER" && f.Status != nil && *f.Status == plainStatus && f.ProviderRetryAfterMs == nil &&
-		!r.Hang && r.AfterChunks == 0 && r.Stream == nil && r.LatencyMs == 0 && !r.ListenerThrows
+	if f == nil || f.ProviderRetryAfterMs != nil || r.Hang || r.AfterChunks != 0 || r.Stream != nil || r.LatencyMs != 0 || r.ListenerThrows || f.Status == nil {
+		return len(plainFailures)
+	}
+	for i, p := range plainFailures {
+		if f.Code == p.Code && *f.Status == *p.Status && f.Message == p.Message {
+			return i
+		}
+	}
+	return len(plainFailures)
 }

@@ -29,7 +29,11 @@ func TestShrinkStopsAtABlock(t *testing.T) {
 		Inputs:   []sim.Input{{Kind: "send", Text: "hi", Trigger: sim.Trigger{Nth: 1}}}}
 	opts := sim.Options{Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}
 	began := time.Now()
-	_, runs := Shrink(s, oracle.TurnTerminates, opts)
+	sh := Shrink(s, oracle.TurnTerminates, opts, Keep{})
+	runs := sh.Runs
+	if !sh.Blocked || sh.Result != nil {
+		t.Errorf("Blocked %v, Result %v: want a blocked shrink with no run of its own", sh.Blocked, sh.Result)
+	}
 	if runs != 1 {
 		t.Errorf("%d shrink runs in %v, want 1: the first candidate blocked", runs, time.Since(began))
 	}

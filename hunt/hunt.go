@@ -81,20 +81,14 @@ func Mutant(m mutants.Mutant, o Options) Result {
 			r.Found, r.FirstSeed, r.TimeToFind = true, seed, o.Now().Sub(began)
 		}
 		shrinkBegan := o.Now()
-		shrunk, runs := faults.Shrink(v.Scenario, m.Trips, m.Options)
+		sh := faults.Shrink(v.Scenario, m.Trips, m.Options, faults.Keep{})
 		r.ShrinkTime += o.Now().Sub(shrinkBegan)
-		r.ShrinkRuns += runs
-		if n := faults.Entries(shrunk); r.Shrunk == nil || n < r.Entries {
-			r.Seed, r.Shrunk, r.Entries, r.Plan = seed, shrunk, n, faults.PlanLines(shrunk)
-		}
-	}
-	if r.Shrunk != nil {
-		// The entry's sentence is the shrunk plan's, not the seed's.
-		_, vs := faults.Check(r.Shrunk, m.Options)
-		for _, x := range vs {
-			if x.Invariant == m.Trips {
-				r.Violation = x
-				break
+		r.ShrinkRuns += sh.Runs
+		if n := faults.Entries(sh.Scenario); r.Shrunk == nil || n < r.Entries {
+			// The entry's sentence is the shrunk plan's, not the seed's.
+			r.Seed, r.Shrunk, r.Entries, r.Plan, r.Violation = seed, sh.Scenario, n, faults.PlanLines(sh.Scenario), sh.Violation
+			if sh.Result == nil { // a blocked shrink: the seed's own sentence
+				r.Violation = v.Violations[slices.IndexFunc(v.Violations, func(x oracle.Violation) bool { return x.Invariant == m.Trips })]
 			}
 		}
 	}

@@ -61,6 +61,17 @@ type Scenario struct {
 	RuntimeContext *loop.RuntimeContext
 }
 
+// Default is a scenario of DSH's defaults with nothing planned: what a
+// scenario file's absent fields are, and what shrinking moves a drawn
+// configuration toward.
+func Default() *Scenario {
+	c := compact.DefaultConfig()
+	return &Scenario{Provider: "mock", Model: "mock-model", ContextWindow: 128000,
+		RetryPolicy: retry.DefaultPolicy(), Compaction: &c,
+		ListenerOrder: []string{ListenerRetry, ListenerCompaction}, Random: []float64{0.5},
+		StreamIdleTimeoutMs: 300_000, MaxEvents: 10_000}
+}
+
 // Outage is a window [FromMs, ToMs) in which every request fails.
 type Outage struct {
 	FromMs, ToMs float64
@@ -176,12 +187,7 @@ func ParseScenario(raw []byte) (*Scenario, error) {
 		"outages", "enforceContextWindow", "runtimeContext"); err != nil {
 		return nil, err
 	}
-	s := &Scenario{Provider: "mock", Model: "mock-model", ContextWindow: 128000,
-		ListenerOrder: []string{ListenerRetry, ListenerCompaction}, Random: []float64{0.5},
-		StreamIdleTimeoutMs: 300_000, MaxEvents: 10_000}
-	c := compact.DefaultConfig()
-	s.Compaction = &c
-	s.RetryPolicy = retry.DefaultPolicy()
+	s := Default()
 	for _, step := range []func() error{
 		func() error { return o.str("name", &s.Name) },
 		func() error { return o.str("provider", &s.Provider) },

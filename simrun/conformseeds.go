@@ -154,7 +154,7 @@ func recordedNote(recorded map[string]int) string {
 func (r *conformRunner) shrinkWhile(sr seedRun, s *sim.Scenario, stdout io.Writer, fails func(*conformance.Comparison) bool) {
 	deadline := time.Now().Add(sr.shrinkTime)
 	runs := 0
-	shrunk := faults.ShrinkWhile(s, func(c *sim.Scenario) bool {
+	shrunk := faults.ShrinkWhile(s, faults.Keep{}, func(c *sim.Scenario) bool {
 		if runs >= sr.shrinkRuns || time.Now().After(deadline) {
 			return false
 		}

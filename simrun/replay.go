@@ -293,7 +293,11 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	before := len(faults.PlanLines(t.scenario))
-	shrunk, runs := faults.Shrink(t.scenario, id, t.opts)
+	// A pinned policy (--policy, or the entry's) is what is under test
+	// and stays; the rest of the drawn configuration becomes canonical,
+	// as a campaign's shrinking makes it.
+	sh := faults.Shrink(t.scenario, id, t.opts, faults.Keep{Policy: t.overrides.Policy != nil})
+	shrunk, runs := sh.Scenario, sh.Runs
 	fmt.Fprintf(stdout, "%s: a plan of %d lines shrunk to %d in %d runs:\n", id, before, len(faults.PlanLines(shrunk)), runs)
 	for _, l := range faults.PlanLines(shrunk) {
 		fmt.Fprintf(stdout, "  %s\n", l)

@@ -1,0 +1,298 @@
+package faults
+
+import (
+	"math"
+	"reflect"
+	"slices"
+
+	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/compact"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// shortenTimes makes each outage as short as keeps allows, and each
+// input and world action as early, by bisection in whole milliseconds:
+// halving alone stopped wherever half was too short, so one bug left
+// outages of 19, 39, 156 and 2,500 ms and followups at 30,000 and 60,000
+// ms, each a corpus entry of its own.
+func shortenTimes(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scenario, bool) {
+	changed := false
+	shorten := func(get func(*sim.Scenario) *float64, base float64) {
+		var ok bool
+		cur, ok = bisectDown(cur, get, base, keeps)
+		changed = changed || ok
+	}
+	for i := range cur.Outages {
+		shorten(func(s *sim.Scenario) *float64 { return &s.Outages[i].ToMs }, cur.Outages[i].FromMs)
+	}
+	for i := 1; i < len(cur.Inputs); i++ { // the first input starts the run
+		shorten(func(s *sim.Scenario) *float64 { return &s.Inputs[i].AtMs }, 0)
+		shorten(func(s *sim.Scenario) *float64 { return &s.Inputs[i].PlusMs }, 0)
+	}
+	for i := range cur.World {
+		shorten(func(s *sim.Scenario) *float64 { return &s.World[i].AtMs }, 0)
+		shorten(func(s *sim.Scenario) *float64 { return &s.World[i].PlusMs }, 0)
+	}
+	return cur, changed
+}
+
+// bisectDown lowers the number get points at toward base, to the least
+// whole number of milliseconds past base that keeps the plan failing
+// (base itself is taken as not: the simplifications try it).
+func bisectDown(cur *sim.Scenario, get func(*sim.Scenario) *float64, base float64, keeps func(*sim.Scenario) bool) (*sim.Scenario, bool) {
+	// lo is an offset from base known (or taken) not to keep the plan
+	// failing, hi one that does.
+	lo, hi := 0.0, *get(cur)-base
+	changed := false
+	for hi-lo > 1 {
+		mid := math.Floor(lo + (hi-lo)/2)
+		if mid <= lo {
+			break
+		}
+		c := clone(cur)
+		*get(c) = base + mid
+		if keeps(c) {
+			cur, hi, changed = c, mid, true
+		} else {
+			lo = mid
+		}
+	}
+	return cur, changed
+}
+
+// canonicalConfig moves the configuration a seed drew toward DSH's
+// defaults, one part at a time, keeping each move that keeps the plan
+// failing: plans of one bug that differ only in what their seeds drew
+// around them become one plan. Every move goes one way only (toward a
+// default it then stays at, or to a smaller number), so that shrinking
+// ends.
+//
+//   - llm-retry before compaction-basic (the order a scenario file
+//     defaults to), and a throwing listener innermost;
+//   - the retry policy: DSH's default in place of none or of an
+//     always-mode one;
+//     the smallest retry budget that fails (fewer retries, a shorter
+//     log), DSH's retryable codes (or fewer extra ones) and DSH's
+//     backoff delays without jitter;
+//   - compaction-basic: DSH's default whole; else no pruner, one
+//     overflow retry, DSH's summary cap;
+//   - DSH's stream idle timeout, and a context window that is not
+//     enforced, of DSH's default size.
+//
+// A plug-in, and whether a listener is there at all, are the plan's, not
+// the configuration's, and stay (removals drop a throwing listener).
+func canonicalConfig(cur *sim.Scenario, keep Keep, keeps func(*sim.Scenario) bool) (*sim.Scenario, bool) {
+	if keep.Config {
+		return cur, false
+	}
+	changed := false
+	for _, m := range configMoves {
+		if m.policy && keep.Policy {
+			continue
+		}
+		for _, c := range m.candidates(cur) {
+			if keeps(c) {
+				cur, changed = c, true
+				break
+			}
+		}
+	}
+	return cur, changed
+}
+
+// Keep names what shrinking leaves as it is, beside the plan's entries.
+type Keep struct {
+	// Policy: the retry policy was pinned (--policy); it is what is
+	// under test.
+	Policy bool
+	// Config: the whole configuration is the user's own (a scenario
+	// file), not drawn.
+	Config bool
+}
+
+// A configMove gives the plan with one part of its configuration moved
+// toward the default, each way it tries in order (none when that part
+// is there already).
+type configMove struct {
+	candidates func(s *sim.Scenario) []*sim.Scenario
+	// policy: the move changes the retry policy.
+	policy bool
+}
+
+var defaults = sim.Default()
+
+var configMoves = []configMove{
+	{candidates: one(retryBeforeCompaction)},
+	{candidates: one(throwInnermost)},
+	{candidates: one(defaultPolicy), policy: true},
+	{candidates: fewerRetries, policy: true},
+	{candidates: one(toDefaultCodes), policy: true},
+	{candidates: fewerCodes, policy: true},
+	{candidates: one(defaultBackoff), policy: true},
+	{candidates: one(defaultCompaction)},
+	{candidates: one(noPruner)},
+	{candidates: one(defaultOverflowRetries)},
+	{candidates: one(defaultIdleTimeout)},
+	{candidates: one(unenforcedContextWindow)},
+}
+
+// one makes a move of a single candidate (nil for none).
+func one(f func(s *sim.Scenario) *sim.Scenario) func(s *sim.Scenario) []*sim.Scenario {
+	return func(s *sim.Scenario) []*sim.Scenario {
+		if c := f(s); c != nil {
+			return []*sim.Scenario{c}
+		}
+		return nil
+	}
+}
+
+func retryBeforeCompaction(s *sim.Scenario) *sim.Scenario {
+	r := slices.Index(s.ListenerOrder, sim.ListenerRetry)
+	k := slices.Index(s.ListenerOrder, sim.ListenerCompaction)
+	if r < 0 || k < 0 || r < k {
+		return nil
+	}
+	c := clone(s)
+	c.ListenerOrder = slices.Clone(s.ListenerOrder)
+	c.ListenerOrder[r], c.ListenerOrder[k] = sim.ListenerCompaction, sim.ListenerRetry
+	return c
+}
+
+// withPolicy is the plan with its policy changed by edit, on a copy.
+func withPolicy(s *sim.Scenario, edit func(p *loop.RetryPolicy)) *sim.Scenario {
+	c := clone(s)
+	p := *s.RetryPolicy
+	p.RetryableCodes = slices.Clone(p.RetryableCodes)
+	edit(&p)
+	c.RetryPolicy = &p
+	return c
+}
+
+// throwInnermost moves a throwing listener to the end of the order: where
+// it throws is the fault, and plans that differ only in its place should
+// be one.
+func throwInnermost(s *sim.Scenario) *sim.Scenario {
+	i := slices.Index(s.ListenerOrder, sim.ListenerThrow)
+	if i < 0 || i == len(s.ListenerOrder)-1 {
+		return nil
+	}
+	c := clone(s)
+	c.ListenerOrder = append(slices.Delete(slices.Clone(s.ListenerOrder), i, i+1), sim.ListenerThrow)
+	return c
+}
+
+// defaultPolicy puts DSH's default policy in place of no policy or of an
+// always-mode one. A normal-mode policy moves one field at a time instead
+// (fewerRetries would otherwise undo the default's budget of 5, and the
+// two would take turns without end).
+func defaultPolicy(s *sim.Scenario) *sim.Scenario {
+	if s.RetryPolicy != nil && s.RetryPolicy.Mode == loop.ModeNormal {
+		return nil
+	}
+	c := clone(s)
+	p := *defaults.RetryPolicy
+	p.RetryableCodes = slices.Clone(p.RetryableCodes)
+	c.RetryPolicy = &p
+	return c
+}
+
+// fewerRetries tries no retries at all, then one fewer: a budget bug is
+// as plain with a budget of 0 as of 6, and its log is shorter.
+func fewerRetries(s *sim.Scenario) []*sim.Scenario {
+	p := s.RetryPolicy
+	if p == nil || p.Mode != loop.ModeNormal || p.MaxRetries == 0 {
+		return nil
+	}
+	out := []*sim.Scenario{withPolicy(s, func(p *loop.RetryPolicy) { p.MaxRetries = 0 })}
+	if p.MaxRetries > 1 {
+		out = append(out, withPolicy(s, func(p *loop.RetryPolicy) { p.MaxRetries-- }))
+	}
+	return out
+}
+
+func toDefaultCodes(s *sim.Scenario) *sim.Scenario {
+	p := s.RetryPolicy
+	if p == nil || p.Mode != loop.ModeNormal || slices.Equal(p.RetryableCodes, defaults.RetryPolicy.RetryableCodes) {
+		return nil
+	}
+	return withPolicy(s, func(p *loop.RetryPolicy) { p.RetryableCodes = slices.Clone(defaults.RetryPolicy.RetryableCodes) })
+}
+
+// fewerCodes drops one code that is not one of DSH's defaults, the last
+// first (the generator appends extras after them).
+func fewerCodes(s *sim.Scenario) []*sim.Scenario {
+	p := s.RetryPolicy
+	if p == nil || p.Mode != loop.ModeNormal {
+		return nil
+	}
+	var out []*sim.Scenario
+	for i := len(p.RetryableCodes) - 1; i >= 0; i-- {
+		if !slices.Contains(defaults.RetryPolicy.RetryableCodes, p.RetryableCodes[i]) {
+			out = append(out, withPolicy(s, func(p *loop.RetryPolicy) { p.RetryableCodes = slices.Delete(p.RetryableCodes, i, i+1) }))
+		}
+	}
+	return out
+}
+
+// defaultBackoff puts DSH's delays in place, without jitter: a delay of
+// 500 ms reads as the policy's formula gives it, where DSH's jitter of
+// 0.1 makes it 481.6522593526289 ms. A jitter bug needs its jitter, and
+// keeps it.
+func defaultBackoff(s *sim.Scenario) *sim.Scenario {
+	p, d := s.RetryPolicy, defaults.RetryPolicy
+	if p == nil || (p.InitialDelayMs == d.InitialDelayMs && p.MaxDelayMs == d.MaxDelayMs && p.JitterRatio == 0) {
+		return nil
+	}
+	return withPolicy(s, func(p *loop.RetryPolicy) {
+		p.InitialDelayMs, p.MaxDelayMs, p.JitterRatio = d.InitialDelayMs, d.MaxDelayMs, 0
+	})
+}
+
+// withCompaction is the plan with compaction-basic's config changed by
+// edit, on a copy.
+func withCompaction(s *sim.Scenario, edit func(c *compact.Config)) *sim.Scenario {
+	c := clone(s)
+	k := *s.Compaction
+	edit(&k)
+	c.Compaction = &k
+	return c
+}
+
+func defaultCompaction(s *sim.Scenario) *sim.Scenario {
+	if s.Compaction == nil || reflect.DeepEqual(s.Compaction, defaults.Compaction) {
+		return nil
+	}
+	return withCompaction(s, func(c *compact.Config) { *c = *defaults.Compaction })
+}
+
+func noPruner(s *sim.Scenario) *sim.Scenario {
+	if s.Compaction == nil || s.Compaction.Pruner == nil {
+		return nil
+	}
+	return withCompaction(s, func(c *compact.Config) { c.Pruner = nil })
+}
+
+func defaultOverflowRetries(s *sim.Scenario) *sim.Scenario {
+	if s.Compaction == nil || s.Compaction.MaxOverflowRetries == defaults.Compaction.MaxOverflowRetries {
+		return nil
+	}
+	return withCompaction(s, func(c *compact.Config) { c.MaxOverflowRetries = defaults.Compaction.MaxOverflowRetries })
+}
+
+func defaultIdleTimeout(s *sim.Scenario) *sim.Scenario {
+	if s.StreamIdleTimeoutMs == defaults.StreamIdleTimeoutMs {
+		return nil
+	}
+	c := clone(s)
+	c.StreamIdleTimeoutMs = defaults.StreamIdleTimeoutMs
+	return c
+}
+
+func unenforcedContextWindow(s *sim.Scenario) *sim.Scenario {
+	if !s.EnforceContextWindow && s.ContextWindow == defaults.ContextWindow {
+		return nil
+	}
+	c := clone(s)
+	c.EnforceContextWindow, c.ContextWindow = false, defaults.ContextWindow
+	return c
+}
