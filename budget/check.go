@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -28,7 +29,7 @@ const failuresShown = 5
 // tb once, and the report is empty.
 func (c Config) Check(tb testing.TB, seed uint64, runs int, bounds ...Bound) Report {
 	tb.Helper()
-	r, err := c.Run(seed, runs)
+	r, err := c.Run(context.Background(), seed, runs)
 	if err != nil {
 		tb.Errorf("budget: %v", err)
 		return r

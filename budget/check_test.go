@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -99,12 +100,12 @@ func ExampleConfig_Run() {
 			return next()
 		}
 	}}
-	without, err := Config{Policy: retry.DefaultPolicy(), Env: env}.Run(1, 1000)
+	without, err := Config{Policy: retry.DefaultPolicy(), Env: env}.Run(context.Background(), 1, 1000)
 	if err != nil {
 		fmt.Println(err) // a policy, environment or listener that a file could not give
 		return
 	}
-	with, err := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{once}}.Run(1, 1000)
+	with, err := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{once}}.Run(context.Background(), 1, 1000)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -185,7 +186,7 @@ func TestAListenerThatBlocksEndsTheRun(t *testing.T) {
 	} {
 		t.Run(tt.why, func(t *testing.T) {
 			cfg := Config{Policy: retry.DefaultPolicy(), Env: tt.env, Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}
-			r, err := cfg.Run(1, 100)
+			r, err := cfg.Run(t.Context(), 1, 100)
 			var blocked *BlockedError
 			if !errors.As(err, &blocked) || !strings.HasPrefix(err.Error(), tt.want) || blocked.Listener != "waits" || blocked.Turn != 0 || blocked.Seed != 1 {
 				t.Fatalf("Run: %v (%+v), want a BlockedError of turn 0, seed 1 and listener waits, beginning %q", err, blocked, tt.want)

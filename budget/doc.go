@@ -16,7 +16,7 @@
 // side by side.
 //
 // A configuration built in Go is held to what its files would be: every
-// run method (Run, RunUntil, Turn, Check, Trace, TraceTurn) first calls
+// run method (Run, Turn, Check, Trace, TraceTurn) first calls
 // Config.Validate, which checks the policy as ParsePolicy does, the
 // environment as ParseEnvironment does (Environment.Validate) and the
 // listeners as the world does, and returns the loader's error for the

@@ -1,6 +1,7 @@
 package budget_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/turnsim/turnsim/budget"
@@ -14,7 +15,7 @@ import (
 func ExampleConfig_Run_horizon() {
 	env := &budget.Environment{HorizonMs: 2 * 3600e3, Arrivals: &budget.Arrivals{PerMinute: 10},
 		Incidents: []budget.IncidentKind{{PerHour: 2, ForMs: &budget.Distribution{Uniform: &[2]float64{20000, 40000}}, Code: "SERVER", Status: 503}}}
-	r, err := budget.Config{Policy: retry.DefaultPolicy(), Env: env}.Run(1, 0) // runs: the horizon's arrivals
+	r, err := budget.Config{Policy: retry.DefaultPolicy(), Env: env}.Run(context.Background(), 1, 0) // runs: the horizon's arrivals
 	if err != nil {
 		fmt.Println(err)
 		return

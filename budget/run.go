@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -465,16 +466,15 @@ type Report struct {
 const failedTurnsNamed = 10
 
 // Run runs turns seed … seed+runs-1 under the configuration and reports.
-func (c Config) Run(seed uint64, runs int) (Report, error) { return c.RunUntil(seed, runs, nil) }
-
-// RunUntil is Run that stops early, once stopped (when not nil) says so:
-// between turns, or while a horizon's arrivals and incidents are drawn;
-// the report then covers the turns run. Under a timed environment the
+// It stops early when ctx ends: between turns, or while a horizon's
+// arrivals and incidents are drawn; the report, marked Interrupted, then
+// covers the turns run. Under a timed environment the
 // turns are those that arrive over its horizon, drawn from seed (turn i
 // on seed seed+i), and runs is not read; otherwise runs must be at least
 // 1 (a run of no turn measures nothing, and every bound would hold). An
 // invalid configuration is an error (Validate), and nothing runs.
-func (c Config) RunUntil(seed uint64, runs int, stopped func() bool) (Report, error) {
+func (c Config) Run(ctx context.Context, seed uint64, runs int) (Report, error) {
+	stopped := func() bool { return ctx.Err() != nil }
 	if err := c.Validate(); err != nil {
 		return Report{}, err
 	}

@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // mustRun is c.Run for a configuration the test builds valid.
 func mustRun(t testing.TB, c Config, seed uint64, runs int) Report {
 	t.Helper()
-	r, err := c.Run(seed, runs)
+	r, err := c.Run(context.Background(), seed, runs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"context"
 	"math"
 	"math/bits"
 	"slices"
@@ -395,16 +396,32 @@ func TestIncidentsOfAQuietEnd(t *testing.T) {
 // repeated every minute (5 million rates, a handful of turns) the stop
 // was asked only between turns, after the drawing, and a SIGINT waited
 // seconds for it.
+// endsAfter is a context that ends once it has been asked after times,
+// as a Ctrl-C at that moment would: it counts how often a run asks.
+type endsAfter struct {
+	context.Context
+	asked, after int
+}
+
+func (c *endsAfter) Err() error {
+	c.asked++
+	if c.asked > c.after {
+		return context.Canceled
+	}
+	return nil
+}
+
 func TestHorizonSetupStops(t *testing.T) {
 	env, err := ParseEnvironment(schedule(t, 365*24*3600e3, 10, 60e3, 0.00001))
 	if err != nil {
 		t.Fatal(err)
 	}
-	asked := 0
-	r, err := Config{Policy: retry.DefaultPolicy(), Env: env}.RunUntil(1, 0, func() bool { asked++; return asked > 100 })
-	if err != nil || !r.Interrupted || r.Turns != 0 || asked != 101 || r.Timeline == nil {
-		t.Errorf("interrupted %v after %d turns, the stop asked %d times (%v)", r.Interrupted, r.Turns, asked, err)
+	ctx := &endsAfter{Context: t.Context(), after: 100}
+	r, err := Config{Policy: retry.DefaultPolicy(), Env: env}.Run(ctx, 1, 0)
+	if err != nil || !r.Interrupted || r.Turns != 0 || ctx.asked != 101 || r.Timeline == nil {
+		t.Errorf("interrupted %v after %d turns, the stop asked %d times (%v)", r.Interrupted, r.Turns, ctx.asked, err)
 	}
+	asked := 0
 	// Incidents in progress at the start are drawn before any turn too.
 	many := &Environment{HorizonMs: 7 * 24 * 3600e3, Arrivals: &Arrivals{PerMinute: 0.01},
 		Incidents: []IncidentKind{{PerHour: 20000.0 / 84, ForMs: fixed(84 * 3600e3), Code: "SERVER"}}} // 20,000 at the start

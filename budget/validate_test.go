@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"context"
 	"errors"
 	"math"
 	"os"
@@ -28,8 +29,7 @@ func runMethods(path string) []struct {
 		name string
 		run  func(Config) error
 	}{
-		{"Run", func(c Config) error { _, err := c.Run(1, 3); return err }},
-		{"RunUntil", func(c Config) error { _, err := c.RunUntil(1, 3, func() bool { return false }); return err }},
+		{"Run", func(c Config) error { _, err := c.Run(context.Background(), 1, 3); return err }},
 		{"Turn", func(c Config) error { _, err := c.Turn(1); return err }},
 		{"Trace", func(c Config) error { return c.Trace(1, path) }},
 		{"TraceTurn", func(c Config) error { _, err := c.TraceTurn(1, 0, path); return err }},
@@ -158,7 +158,7 @@ func errText(err error) string {
 func TestRunsOfNoTurnRefused(t *testing.T) {
 	cfg := Config{Policy: retry.DefaultPolicy(), Env: &Environment{Failures: []Failure{{Code: "SERVER", P: 1}}}}
 	for _, runs := range []int{0, -5} {
-		_, err := cfg.Run(1, runs)
+		_, err := cfg.Run(context.Background(), 1, runs)
 		if diff := cmp.Diff("runs: a run measures at least 1 turn, got "+strconv.Itoa(runs), errText(err)); diff != "" {
 			t.Errorf("runs %d (-want +got):\n%s", runs, diff)
 		}

@@ -1,6 +1,10 @@
 package campaign
 
 import (
+	"cmp"
+	"fmt"
+	"strings"
+
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -14,8 +18,31 @@ type CorpusResult struct {
 	Scenario   *sim.Scenario
 	Err        error
 	Violations []oracle.Violation
-	// Replayed: the entry ran (it is not another mutant's).
+	// Replayed: the entry ran. Skipped says why it did not, when it was
+	// read but is not this run's to replay (SkipReason).
 	Replayed bool
+	Skipped  string
+}
+
+// SkipReason says why an entry is not a run's to replay ("" when it is):
+// the mutant, system or view code it was made with is not the run's.
+func SkipReason(e *faults.Entry, mutant string, opts sim.Options) string {
+	switch {
+	case e.Mutant != mutant && e.Mutant == "":
+		return "regressions of the correct loop, not replayed against mutant " + mutant
+	case e.Mutant != mutant && mutant == "":
+		return "entries of mutants, each replayed against its mutant (--mutant NAME)"
+	case e.Mutant != mutant:
+		return "entries of other mutants"
+	case e.System != opts.SystemName():
+		return "entries made with --sut " + cmp.Or(e.System, "model")
+	case e.View != opts.ViewName():
+		if e.View == "" {
+			return "entries made without --dsh-view"
+		}
+		return "entries made with --dsh-view"
+	}
+	return ""
 }
 
 // ReplayCorpus replays every entry of dir: a regression entry must pass
@@ -27,12 +54,14 @@ type CorpusResult struct {
 func ReplayCorpus(dir, mutant string, opts sim.Options, report func(CorpusResult)) (bad, violations int) {
 	for _, le := range faults.LoadCorpus(dir) {
 		r := CorpusResult{Path: le.Path, Entry: le.Entry, Scenario: le.Scenario, Err: le.Err}
-		if r.Err == nil && (le.Entry.Mutant != mutant || le.Entry.System != opts.SystemName() || le.Entry.View != opts.ViewName()) {
+		if r.Err == nil {
 			// Another mutant's entry, a mutant's entry under the correct
-			// loop, another system's, or one of a run with another view's
-			// code beside: skipped.
-			report(r)
-			continue
+			// loop (or the loop's under a mutant), another system's, or
+			// one of a run with another view's code beside: skipped.
+			if r.Skipped = SkipReason(le.Entry, mutant, opts); r.Skipped != "" {
+				report(r)
+				continue
+			}
 		}
 		if r.Err == nil {
 			// A plan that names listeners this run has not plugged in, or
@@ -66,4 +95,39 @@ func ReplayCorpus(dir, mutant string, opts sim.Options, report func(CorpusResult
 		report(r)
 	}
 	return bad, violations
+}
+
+// Skips count the corpus entries a run skipped, by reason, in the order
+// the reasons first came.
+type Skips []Skip
+
+// Skip is how many entries were skipped for one reason.
+type Skip struct {
+	Reason string `json:"reason"`
+	N      int    `json:"entries"`
+}
+
+// Add counts one entry skipped for reason.
+func (s *Skips) Add(reason string) {
+	for i := range *s {
+		if (*s)[i].Reason == reason {
+			(*s)[i].N++
+			return
+		}
+	}
+	*s = append(*s, Skip{reason, 1})
+}
+
+// Note is "; skipped: entries of other mutants (2), …" ("" for none).
+func (s Skips) Note() string {
+	var b strings.Builder
+	for i, k := range s {
+		if i == 0 {
+			b.WriteString("; skipped: ")
+		} else {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%d)", k.Reason, k.N)
+	}
+	return b.String()
 }

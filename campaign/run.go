@@ -130,6 +130,11 @@ type Result struct {
 	verdict *faults.Verdict
 }
 
+// Scenario is the failure's plan as shrunk (as drawn when it was not
+// shrunk), once Investigate or a campaign with a corpus has looked at
+// it; nil before.
+func (r *Result) Scenario() *sim.Scenario { return r.scenario }
+
 // Summary is what a campaign adds up to.
 type Summary struct {
 	Runs, Violations, Events, Internal int

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"encoding/binary"
 	"hash/fnv"
 	"runtime"
@@ -81,8 +82,6 @@ type Options struct {
 	// StopAt ends the exploration at the first plan that violates this
 	// invariant (AnyInvariant: any; "": explore everything).
 	StopAt oracle.ID
-	// Stopped, when set, ends the exploration early (Ctrl-C).
-	Stopped func() bool
 	// NoDedupe grows every plan, not one per state: the check that
 	// de-duplication loses no reachable state (the distinct logs and
 	// states must be the same with and without it).
@@ -153,8 +152,9 @@ type outcome struct {
 // Explore runs every plan of at most o.MaxFaults faults over the workload.
 // Plans are generated level by level, each new fault at or after the last
 // (canonical order), and run in batches; results are read in generation
-// order, so the report is the same for any number of workers.
-func Explore(p Policy, o Options) Report {
+// order, so the report is the same for any number of workers. It stops
+// early, marked Stopped, when ctx ends (Ctrl-C).
+func Explore(ctx context.Context, p Policy, o Options) Report {
 	base := Workload(p)
 	// Listeners plugged in join the workload's order; one placed Anywhere
 	// goes first, where it meets every failure.
@@ -178,7 +178,7 @@ func Explore(p Policy, o Options) Report {
 		gen := &generator{base: base, frontier: frontier, sim: o.Sim, root: size == 0}
 		const batch = 512
 		for {
-			if o.Stopped != nil && o.Stopped() {
+			if ctx.Err() != nil {
 				r.Stopped = true
 				break
 			}

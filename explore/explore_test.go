@@ -42,7 +42,7 @@ func policy(t *testing.T, name string) Policy {
 // of workers.
 func TestCorrectLoopOneFault(t *testing.T) {
 	for _, p := range DefaultPolicies() {
-		one := Explore(p, Options{MaxFaults: 1, Workers: 1})
+		one := Explore(t.Context(), p, Options{MaxFaults: 1, Workers: 1})
 		if one.Violating > 0 {
 			t.Errorf("%s: %d violating plans; first: %s %v", p.Name, one.Violating, one.Failures[0].Violation, one.Failures[0].Plan.Lines())
 		}
@@ -53,7 +53,7 @@ func TestCorrectLoopOneFault(t *testing.T) {
 		if one.Plans < 300 || one.Distinct < 100 || one.Distinct > one.Plans {
 			t.Errorf("%s: %d plans, %d distinct: the workload has fewer choice points than it should", p.Name, one.Plans, one.Distinct)
 		}
-		three := Explore(p, Options{MaxFaults: 1, Workers: 3})
+		three := Explore(t.Context(), p, Options{MaxFaults: 1, Workers: 3})
 		if diff := cmp.Diff(one.Levels, three.Levels); diff != "" {
 			t.Errorf("%s: levels differ between 1 and 3 workers (-1 +3):\n%s", p.Name, diff)
 		}
@@ -98,7 +98,7 @@ func TestMutantsFound(t *testing.T) {
 			if !ok {
 				t.Fatalf("no mutant %q", row.mutant)
 			}
-			r := Explore(policy(t, row.policy), Options{MaxFaults: row.faults, Sim: m.Options, StopAt: m.Trips})
+			r := Explore(t.Context(), policy(t, row.policy), Options{MaxFaults: row.faults, Sim: m.Options, StopAt: m.Trips})
 			if !r.Found {
 				t.Fatalf("not found in %d plans of at most %d faults (%s)", r.Plans, row.faults, row.why)
 			}
@@ -214,8 +214,8 @@ func TestDedupeLosesNoState(t *testing.T) {
 		t.Skip("about a minute under -race: make explore runs it without")
 	}
 	for _, p := range DefaultPolicies() {
-		deduped := Explore(p, Options{MaxFaults: 2})
-		every := Explore(p, Options{MaxFaults: 2, NoDedupe: true})
+		deduped := Explore(t.Context(), p, Options{MaxFaults: 2})
+		every := Explore(t.Context(), p, Options{MaxFaults: 2, NoDedupe: true})
 		if deduped.Distinct != every.Distinct || deduped.States != every.States {
 			t.Errorf("%s: %d logs and %d states with de-duplication, %d and %d without", p.Name,
 				deduped.Distinct, deduped.States, every.Distinct, every.States)
@@ -237,7 +237,7 @@ func TestAListenerThatBlocksEndsTheExploration(t *testing.T) {
 			return next()
 		}
 	}}
-	r := Explore(DefaultPolicies()[0], Options{MaxFaults: 2, Workers: 2, Sim: sim.Options{Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}})
+	r := Explore(t.Context(), DefaultPolicies()[0], Options{MaxFaults: 2, Workers: 2, Sim: sim.Options{Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}})
 	if r.Blocked != "waits" || len(r.Failures) == 0 || !strings.Contains(r.Failures[len(r.Failures)-1].Violation.Message, `listener "waits" blocked outside virtual time`) {
 		t.Fatalf("blocked %q, failures %v", r.Blocked, r.Failures)
 	}

@@ -5,6 +5,7 @@
 package hunt
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -28,8 +29,6 @@ type Options struct {
 	// Now reads the wall clock for the timing columns only; nothing it
 	// returns reaches a plan or a log.
 	Now func() time.Time
-	// Stopped, when set, ends the search early (Ctrl-C).
-	Stopped func() bool
 }
 
 // Result is one mutant's row.
@@ -56,8 +55,9 @@ type Result struct {
 }
 
 // Mutant searches seeds from o.Start until the mutant's invariant is
-// violated o.Candidates times, the seeds run out, or the budget is spent.
-func Mutant(m mutants.Mutant, o Options) Result {
+// violated o.Candidates times, the seeds run out, the budget is spent,
+// or ctx ends (Ctrl-C).
+func Mutant(ctx context.Context, m mutants.Mutant, o Options) Result {
 	if o.Candidates < 1 {
 		o.Candidates = 1
 	}
@@ -65,7 +65,7 @@ func Mutant(m mutants.Mutant, o Options) Result {
 	began := o.Now()
 	found := 0
 	for i := 0; i < o.MaxSeeds && found < o.Candidates; i++ {
-		if o.Budget > 0 && o.Now().Sub(began) > o.Budget || o.Stopped != nil && o.Stopped() {
+		if o.Budget > 0 && o.Now().Sub(began) > o.Budget || ctx.Err() != nil {
 			break
 		}
 		seed := o.Start + uint64(i)

@@ -16,7 +16,7 @@ import (
 func TestEveryMutantIsFound(t *testing.T) {
 	for _, m := range mutants.Zoo {
 		t.Run(m.Name, func(t *testing.T) {
-			r := Mutant(m, Options{Start: 1, MaxSeeds: 2000, Candidates: 2, Now: time.Now})
+			r := Mutant(t.Context(), m, Options{Start: 1, MaxSeeds: 2000, Candidates: 2, Now: time.Now})
 			if !r.Found {
 				t.Fatalf("not found in %d seeds", r.Seeds)
 			}
@@ -39,7 +39,7 @@ func TestEveryMutantIsFound(t *testing.T) {
 // TestNotFoundWithinTheSeeds: a search that runs out of seeds says so.
 func TestNotFoundWithinTheSeeds(t *testing.T) {
 	m, _ := mutants.Find("budget-off-by-one")
-	r := Mutant(m, Options{Start: 1, MaxSeeds: 3, Candidates: 1, Now: time.Now})
+	r := Mutant(t.Context(), m, Options{Start: 1, MaxSeeds: 3, Candidates: 1, Now: time.Now})
 	if r.Found || r.Seeds != 3 || r.Shrunk != nil {
 		t.Fatalf("found %v after %d seeds (want not found after 3; the first failing seed is 0x36)", r.Found, r.Seeds)
 	}
@@ -56,7 +56,7 @@ func BenchmarkHunt(b *testing.B) {
 			entries := 0
 			for i := 0; i < b.N; i++ {
 				start := 1 + uint64(i)*1_000_003
-				r := Mutant(m, Options{Start: start, MaxSeeds: 100_000, Budget: time.Minute, Candidates: 3, Now: time.Now})
+				r := Mutant(b.Context(), m, Options{Start: start, MaxSeeds: 100_000, Budget: time.Minute, Candidates: 3, Now: time.Now})
 				if !r.Found {
 					b.Fatalf("start %d: not found in %d seeds", start, r.Seeds)
 				}

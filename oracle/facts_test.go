@@ -9,34 +9,44 @@ import (
 	"github.com/turnsim/turnsim/oracle"
 )
 
+// threeAttempts writes a step of two failed attempts and a third that
+// completes, with the port's and the waterfall's facts of it: the
+// attempts-within-policy rows differ only in the listeners' budgets and
+// answers.
+func threeAttempts(b *logBuilder, facts *oracle.Facts) (f1, f2 int64) {
+	f1 = b.fail(1, 1, "SERVER", "busy")
+	f2 = b.fail(1, 1, "SERVER", "busy")
+	b.complete(1, 1)
+	facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
+		{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
+	facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}
+	return f1, f2
+}
+
 // TestFactsViolations: the invariants that read run facts fire when the
 // facts show a violation, and stay quiet on the same log without them.
 func TestFactsViolations(t *testing.T) {
 	noFacts := func() *oracle.Facts { return &oracle.Facts{MaxOverflowRetries: 1, IdleAfterDisposal: -1} }
 	tests := []struct {
-		why   string
-		build func(b *logBuilder) *oracle.Facts
+		why string
+		// bare: the log starts empty, not with turn 1's first step (begin).
+		bare bool
+		// build writes the log, and the run's facts beside it.
+		build func(b *logBuilder, facts *oracle.Facts)
 		want  []oracle.ID
 	}{
-		{"a cancel took effect mid-step, then a listener's retry ran another attempt", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a cancel took effect mid-step, then a listener's retry ran another attempt", false, func(b *logBuilder, facts *oracle.Facts) {
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Actions = []oracle.Action{{Seq: f + 1, Kind: "cancel", Cause: "user"}}
-			return facts
 		}, []oracle.ID{oracle.CancelledTurnNeverRetries}},
-		{"a disposed turn that ends aborted for another cause", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a disposed turn that ends aborted for another cause", false, func(b *logBuilder, facts *oracle.Facts) {
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.stepEnd(1, 1)
 			b.turnEnd(1, abortedBy)
-			facts := noFacts()
 			facts.Actions = []oracle.Action{{Seq: f + 1, Kind: "dispose"}}
-			return facts
 		}, []oracle.ID{oracle.CancelledTurnNeverRetries}},
-		{"compaction retried twice with maxOverflowRetries 1 and no model message between", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"compaction retried twice with maxOverflowRetries 1 and no model message between", false, func(b *logBuilder, facts *oracle.Facts) {
 			var decisions []oracle.Decision
 			for n := 0; n < 2; n++ {
 				b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
@@ -47,267 +57,177 @@ func TestFactsViolations(t *testing.T) {
 				decisions = append(decisions, oracle.Decision{Seq: end + 1, Listener: oracle.CompactionListener, Retry: true})
 			}
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Decisions = decisions
-			return facts
 		}, []oracle.ID{oracle.LogWellFormed, oracle.OverflowRecoveryBounded}}, // the test's replace ranges are not on the surface either
-		{"compaction answered retry after a summary that failed without a prune", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"compaction answered retry after a summary that failed without a prune", false, func(b *logBuilder, facts *oracle.Facts) {
 			b.fail(1, 1, "CONTEXT_WINDOW_EXCEEDED", "too long")
 			b.add(`{"type":"compaction/start","data":{"compactionId":"c","turn":1}}`)
 			end := b.add(`{"type":"compaction/end","data":{"compactionId":"c","turn":1,"error":"summary unavailable"}}`)
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Decisions = []oracle.Decision{{Seq: end + 1, Listener: oracle.CompactionListener, Retry: true}}
-			return facts
 		}, []oracle.ID{oracle.OverflowRecoveryBounded}},
-		{"the world stopped a run at its bound", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"the world stopped a run at its bound", false, func(b *logBuilder, facts *oracle.Facts) {
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Stopped = "stopped at the bound of 10 events"
-			return facts
 		}, []oracle.ID{oracle.TurnTerminates}},
-		{"an event after the disposed agent went idle", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"an event after the disposed agent went idle", false, func(b *logBuilder, facts *oracle.Facts) {
 			b.complete(1, 1)
 			b.add(`{"type":"session/title","data":{"title":"late"}}`)
-			facts := noFacts()
 			facts.IdleAfterDisposal = 5
-			return facts
 		}, []oracle.ID{oracle.TurnTerminates}},
-		{"an input claimed by a completed turn that never entered the history", func(b *logBuilder) *oracle.Facts {
+		{"an input claimed by a completed turn that never entered the history", true, func(b *logBuilder, facts *oracle.Facts) {
 			b.add(`{"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"inserted":[{"content":[],"source":{"kind":"user"},"role":"user","id":"u1"}]}}`)
 			b.turnStart(1)
 			b.add(`{"type":"agent/inbox/spliced","data":{"target":"next-turn","start":0,"removedCount":1,"inserted":[]}}`)
 			b.stepStart(1, 1)
 			b.header("mock")
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Inputs = []oracle.Input{{ID: "u1"}}
-			return facts
 		}, []oracle.ID{oracle.NoLostInput}},
-		{"a request went to the model after a cancel took effect, though no chunk of it reached the log", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a request went to the model after a cancel took effect, though no chunk of it reached the log", false, func(b *logBuilder, facts *oracle.Facts) {
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.stepEnd(1, 1)
 			b.turnEnd(1, abortedBy)
-			facts := noFacts()
 			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 4, Turn: 1, Step: 1, Attempt: 2}}
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
 			facts.Actions = []oracle.Action{{Seq: f + 1, Order: 3, Turn: 1, Kind: "cancel", Cause: "user"}}
-			return facts
 		}, []oracle.ID{oracle.CancelledTurnNeverRetries}},
-		{"a cancel of the previous turn does not count against the next turn's request", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a cancel of the previous turn does not count against the next turn's request", false, func(b *logBuilder, facts *oracle.Facts) {
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.stepEnd(1, 1)
 			b.turnEnd(1, abortedBy)
 			b.turnStart(2)
 			b.stepStart(2, 1)
 			b.complete(2, 1)
-			facts := noFacts()
 			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 4, Order: 3, Turn: 2, Step: 1, Attempt: 1}}
 			facts.Actions = []oracle.Action{{Seq: f + 1, Order: 2, Turn: 1, Kind: "cancel", Cause: "user"}}
-			return facts
 		}, nil},
-		{"a second attempt after the waterfall threw", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a second attempt after the waterfall threw", false, func(b *logBuilder, facts *oracle.Facts) {
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2}}
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Threw: true}}
-			return facts
 		}, []oracle.ID{oracle.RetryAfterHandledFailure}},
-		{"a second attempt that no waterfall answered", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a second attempt that no waterfall answered", false, func(b *logBuilder, facts *oracle.Facts) {
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 2, Turn: 1, Step: 1, Attempt: 2}}
-			return facts
 		}, []oracle.ID{oracle.RetryAfterHandledFailure}},
-		{"a second attempt after a waterfall that answered no action", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a second attempt after a waterfall that answered no action", false, func(b *logBuilder, facts *oracle.Facts) {
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2}}
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2}}
-			return facts
 		}, []oracle.ID{oracle.RetryAfterHandledFailure}},
-		{"a second attempt the waterfall answered retry", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a second attempt the waterfall answered retry", false, func(b *logBuilder, facts *oracle.Facts) {
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2}}
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
-			return facts
 		}, nil},
-		{"a retry sent without the steer its step had claimed", func(b *logBuilder) *oracle.Facts {
+		{"a retry sent without the steer its step had claimed", true, func(b *logBuilder, facts *oracle.Facts) {
 			b.turnStart(1)
 			b.stepStart(1, 1)
 			steer := b.add(`{"type":"user/message","data":{"content":[],"source":{"kind":"user"},"role":"user","id":"u1"},"surfaceOp":"append"}`)
 			b.header("mock")
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1, Messages: []int64{steer}},
 				{Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2}}
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
-			return facts
 		}, []oracle.ID{oracle.NoLostInput}},
-		{"a retry that carries the steer", func(b *logBuilder) *oracle.Facts {
+		{"a retry that carries the steer", true, func(b *logBuilder, facts *oracle.Facts) {
 			b.turnStart(1)
 			b.stepStart(1, 1)
 			steer := b.add(`{"type":"user/message","data":{"content":[],"source":{"kind":"user"},"role":"user","id":"u1"},"surfaceOp":"append"}`)
 			b.header("mock")
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Requests = []oracle.Request{{Seq: f, Order: 1, Turn: 1, Step: 1, Attempt: 1, Messages: []int64{steer}},
 				{Seq: f + 1, Order: 3, Turn: 1, Step: 1, Attempt: 2, Messages: []int64{steer}}}
 			facts.Waterfalls = []oracle.Waterfall{{Seq: f + 1, Order: 2, Retry: true}}
-			return facts
 		}, nil},
 		// cancel-takes-effect-at-once: virtual time between a cancel and
 		// its turn's end, whatever the log says.
-		{"a listener's wait outlasted a cancel: the turn ended 100 ms after it", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a listener's wait outlasted a cancel: the turn ended 100 ms after it", false, func(b *logBuilder, facts *oracle.Facts) {
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.stepEnd(1, 1)
 			end := b.turnEnd(1, abortedBy)
-			facts := noFacts()
 			facts.TimeNs = make([]int64, len(b.lines))
 			facts.TimeNs[end-1], facts.TimeNs[end] = 100e6, 100e6 // step/end and turn/end
 			facts.Actions = []oracle.Action{{Seq: f + 1, TimeNs: 0, Turn: 1, Kind: "cancel", Cause: "user"}}
-			return facts
 		}, []oracle.ID{oracle.CancelTakesEffectAtOnce}},
-		{"the same cancel, and the turn ends at its virtual time", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"the same cancel, and the turn ends at its virtual time", false, func(b *logBuilder, facts *oracle.Facts) {
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.stepEnd(1, 1)
 			b.turnEnd(1, abortedBy)
-			facts := noFacts()
 			facts.TimeNs = make([]int64, len(b.lines))
 			facts.Actions = []oracle.Action{{Seq: f + 1, TimeNs: 0, Turn: 1, Kind: "cancel", Cause: "user"}}
-			return facts
 		}, nil},
-		{"a cancel between turns reaches no turn: the idle time after it is not a wait", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a cancel between turns reaches no turn: the idle time after it is not a wait", false, func(b *logBuilder, facts *oracle.Facts) {
 			b.complete(1, 1)
 			b.turnStart(2)
 			b.stepStart(2, 1)
 			b.complete(2, 1)
-			facts := noFacts()
 			facts.TimeNs = make([]int64, len(b.lines))
 			for i := range facts.TimeNs[len(facts.TimeNs)/2:] {
 				facts.TimeNs[len(facts.TimeNs)/2+i] = 30e9
 			}
 			facts.Actions = []oracle.Action{{Seq: 8, TimeNs: 0, Turn: 0, Kind: "cancel", Cause: "user"}}
-			return facts
 		}, nil},
 		// attempts-within-policy: counted in the listeners' answers and at
 		// the port, whether or not anything was logged.
-		{"a listener with a budget of 1 answered retry twice in one step, logging nothing", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
-			f1 := b.fail(1, 1, "SERVER", "busy")
-			f2 := b.fail(1, 1, "SERVER", "busy")
-			b.complete(1, 1)
-			facts := noFacts()
+		{"a listener with a budget of 1 answered retry twice in one step, logging nothing", false, func(b *logBuilder, facts *oracle.Facts) {
+			f1, f2 := threeAttempts(b, facts)
 			facts.Budgets = []oracle.Budget{{Listener: "retry-server", MaxRetries: 1}}
 			facts.Decisions = []oracle.Decision{{Seq: f1 + 1, Turn: 1, Step: 1, Listener: "retry-server", Retry: true},
 				{Seq: f2 + 1, Turn: 1, Step: 1, Listener: "retry-server", Retry: true}}
-			facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
-				{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
-			facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}
-			return facts
 		}, []oracle.ID{oracle.AttemptsWithinPolicy}},
-		{"a step made three requests where its listeners' budgets allow two", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
-			f1 := b.fail(1, 1, "SERVER", "busy")
-			f2 := b.fail(1, 1, "SERVER", "busy")
-			b.complete(1, 1)
-			facts := noFacts()
+		{"a step made three requests where its listeners' budgets allow two", false, func(b *logBuilder, facts *oracle.Facts) {
+			threeAttempts(b, facts)
 			facts.Budgets = []oracle.Budget{{Listener: "retry-server", MaxRetries: 1}}
-			facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
-				{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
-			facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}
-			return facts
 		}, []oracle.ID{oracle.AttemptsWithinPolicy}},
-		{"two retries of two listeners, one each, within their budgets of 1", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
-			f1 := b.fail(1, 1, "SERVER", "busy")
-			f2 := b.fail(1, 1, "SERVER", "busy")
-			b.complete(1, 1)
-			facts := noFacts()
+		{"two retries of two listeners, one each, within their budgets of 1", false, func(b *logBuilder, facts *oracle.Facts) {
+			f1, f2 := threeAttempts(b, facts)
 			facts.Budgets = []oracle.Budget{{Listener: "retry-server", MaxRetries: 1}, {Listener: "llm-retry", MaxRetries: 1}}
 			facts.Decisions = []oracle.Decision{{Seq: f1 + 1, Turn: 1, Step: 1, Listener: "retry-server", Retry: true},
 				{Seq: f2 + 1, Turn: 1, Step: 1, Listener: "llm-retry", Retry: true}}
-			facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
-				{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
-			facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}
-			return facts
 		}, nil},
-		{"budgets near the largest int do not wrap their sum below the requests made (it panicked with an index out of range)", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
-			f1 := b.fail(1, 1, "SERVER", "busy")
-			f2 := b.fail(1, 1, "SERVER", "busy")
-			b.complete(1, 1)
-			facts := noFacts()
+		{"budgets near the largest int do not wrap their sum below the requests made (it panicked with an index out of range)", false, func(b *logBuilder, facts *oracle.Facts) {
+			threeAttempts(b, facts)
 			facts.Budgets = []oracle.Budget{{Listener: "retry-server", MaxRetries: math.MaxInt}, {Listener: "llm-retry", MaxRetries: math.MaxInt - 1}}
-			facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
-				{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
-			facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}
-			return facts
 		}, nil},
-		{"an unbounded listener leaves the step without a bound", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
-			f1 := b.fail(1, 1, "SERVER", "busy")
-			f2 := b.fail(1, 1, "SERVER", "busy")
-			b.complete(1, 1)
-			facts := noFacts()
+		{"an unbounded listener leaves the step without a bound", false, func(b *logBuilder, facts *oracle.Facts) {
+			f1, f2 := threeAttempts(b, facts)
 			facts.Budgets = []oracle.Budget{{Listener: "always-retry", MaxRetries: -1}}
 			facts.Decisions = []oracle.Decision{{Seq: f1 + 1, Turn: 1, Step: 1, Listener: "always-retry", Retry: true},
 				{Seq: f2 + 1, Turn: 1, Step: 1, Listener: "always-retry", Retry: true}}
-			facts.Requests = []oracle.Request{{Seq: f1, Order: 1, Turn: 1, Step: 1, Attempt: 1}, {Seq: f2, Order: 3, Turn: 1, Step: 1, Attempt: 2},
-				{Seq: f2 + 1, Order: 5, Turn: 1, Step: 1, Attempt: 3}}
-			facts.Waterfalls = []oracle.Waterfall{{Seq: f1 + 1, Order: 2, Retry: true}, {Seq: f2 + 1, Order: 4, Retry: true}}
-			return facts
 		}, nil},
 		// listener-within-turn: an answer given after its turn's end.
-		{"a listener answered turn 1's failure after turn 1 ended", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a listener answered turn 1's failure after turn 1 ended", false, func(b *logBuilder, facts *oracle.Facts) {
 			b.fail(1, 1, "SERVER", "busy")
 			b.stepEnd(1, 1)
 			end := b.turnEnd(1, `{"kind":"error","error":{"code":"SERVER","message":"busy"}}`)
-			facts := noFacts()
 			facts.Decisions = []oracle.Decision{{Seq: end + 1, Turn: 1, Step: 1, Listener: "retry-server"}}
-			return facts
 		}, []oracle.ID{oracle.ListenerWithinTurn}},
-		{"the same answer, given before the turn ended", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"the same answer, given before the turn ended", false, func(b *logBuilder, facts *oracle.Facts) {
 			f := b.fail(1, 1, "SERVER", "busy")
 			b.stepEnd(1, 1)
 			b.turnEnd(1, `{"kind":"error","error":{"code":"SERVER","message":"busy"}}`)
-			facts := noFacts()
 			facts.Decisions = []oracle.Decision{{Seq: f + 1, Turn: 1, Step: 1, Listener: "retry-server"}}
-			return facts
 		}, nil},
-		{"a panic inside the system under test", func(b *logBuilder) *oracle.Facts {
-			*b = *begin()
+		{"a panic inside the system under test", false, func(b *logBuilder, facts *oracle.Facts) {
 			b.complete(1, 1)
-			facts := noFacts()
 			facts.Panic = "runtime error: index out of range"
-			return facts
 		}, []oracle.ID{oracle.SUTPanic}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
-			b := newLog()
-			facts := tt.build(b)
+			b, facts := begin(), noFacts()
+			if tt.bare {
+				b = newLog()
+			}
+			tt.build(b, facts)
 			events := b.events(t)
 			if diff := cmp.Diff(tt.want, ids(oracle.Check(events, oracle.Options{Facts: facts}))); diff != "" {
 				t.Errorf("invariants that fired (-want +got):\n%s\nlog:\n%s", diff, joinLines(b.lines))

@@ -28,7 +28,7 @@ const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--en
                      [--outage [CODE[/STATUS]@]FROM+FOR…] [--runs N] [--seed S]
                      [--assert 'FIGURE<BOUND'…] [--json] [--html OUT.html]
                      [--trace OUT.jsonl [--turn N]] [--sut model|dsh|both] [--dsh-loop DIR]
-                     [--listeners NAMES] [--blocked-after DURATION]
+                     [--listeners NAMES] [--blocked-after DURATION] [-j N]
 
 Runs N turns (one request each, unless the environment's workload makes
 steps) under each policy (a DSH RetryPolicyConfig; the
@@ -414,7 +414,7 @@ func runSideBySide(ctx context.Context, configs []budget.Config, first uint64, r
 			}
 			go func() {
 				defer func() { <-slots }()
-				r, err := c.RunUntil(first, runs, func() bool { return ctx.Err() != nil })
+				r, err := c.Run(ctx, first, runs)
 				done[i] <- &sideReport{r, err}
 			}()
 		}

@@ -44,7 +44,7 @@ func runDSHWeb(args []string, stdout, stderr io.Writer) int {
 	dsh := fs.String("dsh", ".cache/dsh", "the folder 'make conformance' installed DSH into")
 	file := fs.String("scenario", "", "the scenario the provider answers from (required)")
 	dir := fs.String("dir", "", "where the host's files land")
-	inner := fs.Bool("inner", false, "")
+	inner := fs.Bool("inner", false, "set by dsh-web itself when it runs again inside its own network namespace (not for use by hand)")
 	cmdArgs, err := parseInterspersed(fs, args)
 	if errors.Is(err, errHelp) {
 		return exitClean

@@ -27,6 +27,7 @@ import (
 
 const exploreUsage = `usage: simrun explore [--max-faults K] [--policy FILE] [--mutant NAME|all]
                       [--sut model|dsh|both] [--dsh-loop DIR] [--first] [--out DIR] [-j N] [--json]
+                      [--no-dedupe]
 
 Enumerates every fault plan of at most K faults over the choice points of a
 bounded workload (one turn of two steps: a tool call, then the answer),
@@ -130,7 +131,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := explore.Options{MaxFaults: *maxFaults, Workers: *workers, Stopped: func() bool { return ctx.Err() != nil }, NoDedupe: *noDedupe,
+	o := explore.Options{MaxFaults: *maxFaults, Workers: *workers, NoDedupe: *noDedupe,
 		Sim: withPlugged(sim.Options{System: system})}
 	if *mutant == "all" {
 		return exploreZoo(ctx, policies, o, *asJSON, *out, stdout)
@@ -166,7 +167,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 		policyBegan := time.Now()
-		r := explore.Explore(p, o)
+		r := explore.Explore(ctx, p, o)
 		e.policy(r, time.Since(policyBegan))
 		total.Plans += r.Plans
 		total.Distinct += r.Distinct
@@ -341,7 +342,7 @@ func exploreZoo(ctx context.Context, policies []explore.Policy, o explore.Option
 		began := time.Now()
 		o.Sim, o.StopAt = withPlugged(m.Options), m.Trips
 		for _, p := range policies {
-			r := explore.Explore(p, o)
+			r := explore.Explore(ctx, p, o)
 			if !r.Found {
 				row.Plans += r.Plans
 				continue

@@ -83,14 +83,13 @@ func runHunt(args []string, stdout, stderr io.Writer) int {
 	tuneGCForRuns()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	o := hunt.Options{Start: first, MaxSeeds: *maxSeeds, Budget: *budget, Candidates: *candidates, Now: time.Now,
-		Stopped: func() bool { return ctx.Err() != nil }}
+	o := hunt.Options{Start: first, MaxSeeds: *maxSeeds, Budget: *budget, Candidates: *candidates, Now: time.Now}
 	var rows []huntRow
 	for _, m := range zoo {
 		if ctx.Err() != nil {
 			break
 		}
-		r := huntRow{Result: hunt.Mutant(m, o)}
+		r := huntRow{Result: hunt.Mutant(ctx, m, o)}
 		if r.Found {
 			r.write(*corpus, m.Name)
 		}

@@ -182,10 +182,10 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(&b, "system      %s\n", systemWords(res.System))
 	}
 	b.WriteString("timeline:\n")
-	timeline.Render(&b, res.Events, Marks(res), sim.Epoch.UnixMilli())
+	timeline.RenderRun(&b, res)
 	if m := res.Model; m != nil && res.Difference != "" {
 		b.WriteString("the model's timeline, of the same plan:\n")
-		timeline.Render(&b, m.Events, Marks(m), sim.Epoch.UnixMilli())
+		timeline.RenderRun(&b, m)
 		b.WriteString("the skeletons (-DSH's loop +the model):\n")
 		for _, l := range strings.SplitAfter(strings.TrimSuffix(res.Difference, "\n"), "\n") {
 			b.WriteString("  " + l)
@@ -326,7 +326,7 @@ func filepathBase(p string) string {
 
 // runPage gathers what a run's HTML page shows.
 func runPage(res *sim.Result, nodes view.Nodes, vs []oracle.Violation) timeline.Run {
-	page := timeline.Run{Events: res.Events, TimeNs: res.Facts.TimeNs, Marks: Marks(res)}
+	page := timeline.Run{Events: res.Events, TimeNs: res.Facts.TimeNs, Marks: timeline.Marks(res)}
 	for i, q := range res.Facts.Requests {
 		if i < len(res.Requests) {
 			page.Requests = append(page.Requests, timeline.Request{Seq: q.Seq, TimeMs: res.Requests[i].TimeMs, Turn: q.Turn, Step: q.Step, Attempt: q.Attempt})

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/campaign"
+	"github.com/turnsim/turnsim/dshloop"
+	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/internal/words"
 	"github.com/turnsim/turnsim/oracle"
@@ -142,10 +144,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	out := &runPrinter{w: stdout, json: *asJSON, repro: c.Repro}
 	// The corpus is replayed once across shards: by shard 0.
-	corpusBad, corpusViolations := 0, 0
+	var replay corpusReplay
 	if shard.Index == 0 {
-		corpusBad, corpusViolations = replayCorpus(*corpus, sf.mutant, opts, out, stderr)
+		replay = replayCorpus(*corpus, sf.mutant, opts, out, stderr)
 	}
+	corpusBad, corpusViolations := replay.bad, replay.violations
 	total := shard.Count(count)
 	if *duration > 0 {
 		total = 0
@@ -181,6 +184,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s\n", summary.JSON())
 	} else {
 		writeViewFindings(stdout, sum.ViewFindings)
+		if shard.Index == 0 {
+			fmt.Fprintf(stdout, "corpus %s: %s%s\n", strings.TrimSuffix(*corpus, "/")+"/", words.Plural(replay.replayed, "entry"), " replayed first"+replay.skipped.Note())
+		}
+		fmt.Fprintf(stdout, "checked: %s\n", checkedNote(opts, c.Sample, c.Overrides.Kinds))
 		fmt.Fprintln(stdout, sum)
 	}
 	switch {
@@ -226,9 +233,36 @@ func errOr(err error, msg string) error {
 	return errors.New(msg)
 }
 
+// corpusReplay is what replaying the corpus first did.
+type corpusReplay struct {
+	bad, violations, replayed int
+	skipped                   campaign.Skips
+}
+
+// checkedNote says what every run of a campaign was held to: the
+// invariants (those of --sut both and --dsh-view only with them) and the
+// fault kinds a seed may draw.
+func checkedNote(opts sim.Options, sample float64, kinds []string) string {
+	n := 0
+	for _, inv := range oracle.Invariants {
+		switch {
+		case inv.ID == oracle.DiffersFromModel && opts.SystemName() != dshloop.SystemBoth,
+			inv.ID == oracle.DiffersFromDSHView && opts.ViewCheck == nil:
+			continue
+		}
+		n++
+	}
+	kindsNote := fmt.Sprintf("all %d fault kinds", len(faults.Kinds))
+	if kinds != nil {
+		kindsNote = "fault kinds " + strings.Join(kinds, ", ")
+	}
+	return fmt.Sprintf("%d invariants on every run (docs/invariants.md; nondeterminism on the %.0f%% of seeds run twice), %s",
+		n, sample*100, kindsNote)
+}
+
 // replayCorpus replays every entry first (campaign.ReplayCorpus) and
 // prints the ones that do not replay as they should.
-func replayCorpus(dir, mutant string, opts sim.Options, out *runPrinter, stderr io.Writer) (bad, violations int) {
+func replayCorpus(dir, mutant string, opts sim.Options, out *runPrinter, stderr io.Writer) (r corpusReplay) {
 	// Entries of this run's mutant (or of none) made on another system
 	// or with another view's code beside are regressions this run does
 	// not replay: said on stderr, so that a clean run without the flags
@@ -241,7 +275,14 @@ func replayCorpus(dir, mutant string, opts sim.Options, out *runPrinter, stderr 
 			fmt.Fprintf(stderr, "simrun run: corpus %s: entries made with %s skipped (run with the same flags to replay them)\n", dir, strings.Join(elsewhere, ", "))
 		}
 	}()
-	return campaign.ReplayCorpus(dir, mutant, opts, func(r campaign.CorpusResult) {
+	r.bad, r.violations = campaign.ReplayCorpus(dir, mutant, opts, func(e campaign.CorpusResult) {
+		if e.Replayed && e.Err == nil && len(e.Violations) == 0 {
+			r.replayed++
+		}
+		if e.Skipped != "" {
+			r.skipped.Add(e.Skipped)
+		}
+		r := e
 		if !r.Replayed && r.Err == nil && r.Entry.Mutant == mutant {
 			if r.Entry.System != opts.SystemName() {
 				elsewhere = append(elsewhere, "--sut "+cmp.Or(r.Entry.System, "model"))
@@ -261,6 +302,7 @@ func replayCorpus(dir, mutant string, opts sim.Options, out *runPrinter, stderr 
 			out.corpusFailure(r.Path, r.Violations)
 		}
 	})
+	return r
 }
 
 // runPrinter prints results as they come, in seed order.

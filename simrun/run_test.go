@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -319,6 +320,31 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 			_, _, errOut := simrun(args...)
 			if strings.Contains(errOut, "panic") || !strings.Contains(errOut, tt.want) {
 				t.Errorf("%v: the usage has a panic or lacks %q:\n%s", args, tt.want, errOut)
+			}
+		}
+	}
+}
+
+// TestUsageNamesEveryFlag: the synopsis at the top of each command's
+// usage names every flag its list below gives (the limit flags, common to
+// every command, apart): run's once lacked --listeners and --shard.
+func TestUsageNamesEveryFlag(t *testing.T) {
+	flagLine := regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`)
+	for _, command := range []string{"run", "replay", "shrink", "scenario", "check", "budget", "explore", "hunt", "merge",
+		"serve", "conformance", "dsh-web", "webui"} {
+		_, _, usage := simrun(command, "-h")
+		synopsis, _, _ := strings.Cut(usage, "\n\n")
+		if !strings.HasPrefix(synopsis, "usage: simrun "+command) {
+			t.Errorf("%s -h does not begin with its synopsis:\n%s", command, usage)
+			continue
+		}
+		for _, m := range flagLine.FindAllStringSubmatch(usage, -1) {
+			name := m[1]
+			if strings.HasPrefix(name, "max-") || command == "dsh-web" && name == "inner" {
+				continue // the limits (internal/limits), on every command; dsh-web's re-run of itself
+			}
+			if !regexp.MustCompile(`-` + regexp.QuoteMeta(name) + `\b`).MatchString(synopsis) {
+				t.Errorf("simrun %s -h lists -%s but its synopsis does not name it:\n%s", command, name, synopsis)
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package simrun
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +18,7 @@ import (
 	"github.com/turnsim/turnsim/timeline"
 )
 
-const scenarioUsage = `usage: simrun scenario [--trace OUT] [--view] [--json] [--quiet]
+const scenarioUsage = `usage: simrun scenario [--trace OUT] [--view] [--json] [--quiet] [--mutant NAME]
                        [--sut model|dsh|both] [--dsh-loop DIR] [--dsh-view] [--findings] FILE…
 
 Runs each scenario file in the deterministic world, prints its timeline
@@ -172,7 +171,7 @@ func scenarioFile(file, trace string, several bool, inputs []string, written map
 	}
 	if showTimeline {
 		printLine(out, "== %s (%s)", s.Name, file)
-		timeline.Render(out, run.Events, Marks(run), sim.Epoch.UnixMilli())
+		timeline.RenderRun(out, run)
 	}
 	if trace != "" {
 		path := trace
@@ -197,53 +196,6 @@ func scenarioFile(file, trace string, several bool, inputs []string, written map
 		res.Trace = path
 	}
 	return res
-}
-
-// Marks converts the world's applied actions for the timeline.
-func Marks(res *sim.Result) []timeline.Mark {
-	type mark struct {
-		order int64
-		m     timeline.Mark
-	}
-	var marks []mark
-	for _, a := range res.Actions {
-		marks = append(marks, mark{a.Order, timeline.Mark{Seq: a.Seq, TimeMs: a.TimeMs, Text: a.What}})
-	}
-	// A request that logged nothing (sent on a cancelled turn, say) is
-	// otherwise invisible in the timeline, though the oracle may cite it.
-	for i, q := range res.Facts.Requests {
-		if silentRequest(res.Events, q) && i < len(res.Requests) {
-			text := fmt.Sprintf("model request, attempt %d: nothing of it reached the log", q.Attempt)
-			marks = append(marks, mark{q.Order, timeline.Mark{Seq: q.Seq, TimeMs: res.Requests[i].TimeMs, Text: text}})
-		}
-	}
-	slices.SortStableFunc(marks, func(a, b mark) int {
-		if a.m.Seq != b.m.Seq {
-			return cmp.Compare(a.m.Seq, b.m.Seq)
-		}
-		return cmp.Compare(a.order, b.order)
-	})
-	out := make([]timeline.Mark, len(marks))
-	for i, m := range marks {
-		out[i] = m.m
-	}
-	return out
-}
-
-// silentRequest: no chunk of the request's turn and step follows it before
-// the step's next request or its end.
-func silentRequest(events []session.Event, q oracle.Request) bool {
-	for _, e := range events[min(int(q.Seq), len(events)):] {
-		switch p := e.Data.(type) {
-		case *session.AssistantChunk:
-			if p.Turn == q.Turn && p.Step == q.Step {
-				return false
-			}
-		case *session.StepEnd:
-			return true
-		}
-	}
-	return true
 }
 
 // writeTrace writes the log atomically: a temporary file, then a rename.
@@ -283,7 +235,10 @@ func printScenarioResult(w io.Writer, res *scenarioResult) {
 		fmt.Fprintf(w, "  %s\n", viewFindingLine(f))
 	}
 	for _, warning := range res.Warnings {
-		printLine(w, "  warning: %s", warning)
+		// What the loop and its listeners log as a warning, as DSH's do
+		// (a listener that threw, a compaction that failed), or an input
+		// the loop refused: the scenario's to provoke, not a failure.
+		printLine(w, "  logged (not a failure): %s", warning)
 	}
 	for _, n := range res.Nodes {
 		fmt.Fprintf(w, "  %s\n", n.text())

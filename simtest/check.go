@@ -21,6 +21,7 @@ import (
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/timeline"
 )
 
 // The flags of a campaign under go test, each with an environment twin
@@ -30,6 +31,7 @@ var (
 	flagRuns     = flag.Int("sim.runs", 0, "how many seeds to run (env SIM_RUNS; default 1000, 200 under -short)")
 	flagDuration = flag.Duration("sim.duration", 0, "run seeds for this long instead of a count (env SIM_DURATION)")
 	flagMutant   = flag.String("sim.mutant", "", "run against a mutant of the zoo instead of the correct loop (env SIM_MUTANT)")
+	flagTimeline = flag.Bool("sim.timeline", false, "print the timeline of a failure's shrunk plan with it (env SIM_TIMELINE=1)")
 )
 
 // Option changes a Check.
@@ -132,13 +134,14 @@ func check(t tb, opts ...Option) {
 	// one seed asked for by -sim.seed: that seed is what is reproduced.
 	if !s.oneSeed {
 		var regressions []campaign.CorpusResult
-		replayed, skipped := 0, 0
+		replayed := 0
+		var skipped campaign.Skips
 		campaign.ReplayCorpus(s.corpus, c.Mutant, c.Sim, func(r campaign.CorpusResult) {
 			switch {
 			case r.Replayed && r.Err == nil && len(r.Violations) == 0:
 				replayed++
-			case !r.Replayed && r.Err == nil:
-				skipped++
+			case r.Skipped != "":
+				skipped.Add(r.Skipped)
 			default:
 				regressions = append(regressions, r)
 			}
@@ -147,8 +150,8 @@ func check(t tb, opts ...Option) {
 			reportCorpus(t, regressions, c.Repro)
 			return
 		}
-		if replayed+skipped > 0 {
-			t.Logf("campaign: corpus %s: %d replayed first, each as it should; %d of mutants other than this run's skipped", s.corpus, replayed, skipped)
+		if replayed > 0 || len(skipped) > 0 {
+			t.Logf("campaign: corpus %s: %d replayed first, each as it should%s", s.corpus, replayed, skipped.Note())
 		}
 	}
 	var failing []*campaign.Result
@@ -178,10 +181,11 @@ func check(t tb, opts ...Option) {
 	var b strings.Builder
 	first.Write(&b, false, c.Repro)
 	if n := len(failing) - 1; n > 0 {
-		fmt.Fprintf(&b, "and %d more of %d seeds failed: %s", n, sum.Runs, seedList(failing[1:]))
+		fmt.Fprintf(&b, "and %d more of %d seeds failed: %s\n", n, sum.Runs, seedList(failing[1:]))
 	} else {
-		fmt.Fprintf(&b, "the only failing seed of %d", sum.Runs)
+		fmt.Fprintf(&b, "the only failing seed of %d\n", sum.Runs)
 	}
+	writeTimeline(&b, first, c)
 	t.Error(strings.TrimRight(b.String(), "\n"))
 }
 
@@ -353,6 +357,30 @@ func runPattern(name string) string {
 
 // setting is a flag's value, else its environment twin's, with the name
 // of the one it came from (for an error about it).
+// writeTimeline writes the timeline of a failure's shrunk plan, one line
+// an event (the legend is in docs/scenarios.md), when -sim.timeline or
+// SIM_TIMELINE asks for it, and otherwise says how to ask: without it the
+// only way to see the timeline was a main of one's own importing simrun.
+func writeTimeline(b *strings.Builder, r *campaign.Result, c campaign.Config) {
+	plan := r.Scenario()
+	if plan == nil {
+		return // not shrunk (a panic, a block, an internal error)
+	}
+	wanted := *flagTimeline
+	if v, _ := setting("", "sim.timeline", "SIM_TIMELINE"); v != "" {
+		wanted = wanted || (v != "0" && v != "false")
+	}
+	if !wanted {
+		b.WriteString("(-sim.timeline, or SIM_TIMELINE=1, prints the shrunk plan's timeline here)\n")
+		return
+	}
+	res, _ := faults.Check(plan, c.Sim)
+	b.WriteString("timeline of the shrunk plan:\n")
+	if err := timeline.RenderRun(b, res); err != nil {
+		fmt.Fprintf(b, "(the timeline could not be drawn: %v)\n", err)
+	}
+}
+
 func setting(flagValue, flagName, env string) (value, from string) {
 	if flagValue != "" && flagValue != "0" {
 		return flagValue, "-" + flagName

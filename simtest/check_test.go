@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,14 +24,16 @@ import (
 // these tests are about check's defaults and set what they need. (Not
 // parallel: it changes the process's environment and flags.)
 func withoutSimEnv(t *testing.T) {
-	for _, k := range []string{"SIM_SEED", "SIM_RUNS", "SIM_DURATION", "SIM_MUTANT"} {
+	for _, k := range []string{"SIM_SEED", "SIM_RUNS", "SIM_DURATION", "SIM_MUTANT", "SIM_TIMELINE"} {
 		t.Setenv(k, "")
 	}
 	// And the -sim.* flags given to this test binary, which are for
 	// TestSeeds.
-	seed, runs, duration, mutant := *flagSeed, *flagRuns, *flagDuration, *flagMutant
-	*flagSeed, *flagRuns, *flagDuration, *flagMutant = "", 0, 0, ""
-	t.Cleanup(func() { *flagSeed, *flagRuns, *flagDuration, *flagMutant = seed, runs, duration, mutant })
+	seed, runs, duration, mutant, timeline := *flagSeed, *flagRuns, *flagDuration, *flagMutant, *flagTimeline
+	*flagSeed, *flagRuns, *flagDuration, *flagMutant, *flagTimeline = "", 0, 0, "", false
+	t.Cleanup(func() {
+		*flagSeed, *flagRuns, *flagDuration, *flagMutant, *flagTimeline = seed, runs, duration, mutant, timeline
+	})
 }
 
 // otherSystem is a system under test besides the model, for the
@@ -209,6 +212,56 @@ func TestCheckAgainstAMutant(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(corpus); len(entries) != 0 {
 		t.Errorf("a mutant's failure was written to the caller's corpus: %v", entries)
+	}
+}
+
+// TestTimelineOfAFailure: a failure's report says how to see the shrunk
+// plan's timeline, and with SIM_TIMELINE=1 (or -sim.timeline) it holds
+// it, one line an event, up to the retry the mutant let through.
+func TestTimelineOfAFailure(t *testing.T) {
+	withoutSimEnv(t)
+	t.Setenv("SIM_MUTANT", "budget-off-by-one")
+	without := &recorder{name: "TestSeeds"}
+	check(without, Runs(300), Corpus(t.TempDir()))
+	if len(without.errors) != 1 || !strings.Contains(without.errors[0], "(-sim.timeline, or SIM_TIMELINE=1, prints the shrunk plan's timeline here)") ||
+		strings.Contains(without.errors[0], "timeline of the shrunk plan") {
+		t.Errorf("without SIM_TIMELINE, errors %q", without.errors)
+	}
+	t.Setenv("SIM_TIMELINE", "1")
+	with := &recorder{name: "TestSeeds"}
+	check(with, Runs(300), Corpus(t.TempDir()))
+	if len(with.errors) != 1 {
+		t.Fatalf("errors %q", with.errors)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^timeline of the shrunk plan:$`),
+		regexp.MustCompile(`(?m)^ +0  t1 +1 turn/start$`),
+		regexp.MustCompile(`(?m)^ +0  t1 s1 +\d+ llm/retry +retry 1/0 `),
+		regexp.MustCompile(`(?m)^ +\d+  t1 +\d+ turn/end `),
+	} {
+		if !want.MatchString(with.errors[0]) {
+			t.Errorf("the report has no match for %s:\n%s", want, with.errors[0])
+		}
+	}
+}
+
+// TestSkippedEntriesSayWhy: under a mutant, the corpus's regression
+// entries of the correct loop are skipped, and the log says so (it once
+// called them "of mutants other than this run's").
+func TestSkippedEntriesSayWhy(t *testing.T) {
+	withoutSimEnv(t)
+	corpus := filepath.Join(t.TempDir(), "turnsim")
+	failing := &recorder{name: "TestRetryServer"}
+	check(failing, Listeners(retryServer(true)), Runs(200), Corpus(corpus))
+	if len(failing.errors) != 1 {
+		t.Fatalf("the listener's campaign did not fail once: %q", failing.errors)
+	}
+	t.Setenv("SIM_MUTANT", "budget-off-by-one")
+	r := &recorder{name: "TestRetryServer"}
+	check(r, Listeners(retryServer(false)), Runs(50), Corpus(corpus))
+	want := "0 replayed first, each as it should; skipped: regressions of the correct loop, not replayed against mutant budget-off-by-one (1)"
+	if !slices.ContainsFunc(r.logs, func(l string) bool { return strings.Contains(l, want) }) {
+		t.Errorf("no log says %q: %q", want, r.logs)
 	}
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"testing"
 
 	"github.com/turnsim/turnsim/budget"
@@ -11,7 +12,7 @@ import (
 // mustRun is c.Run for a configuration the test builds valid.
 func mustRun(t testing.TB, c budget.Config, seed uint64, runs int) budget.Report {
 	t.Helper()
-	r, err := c.Run(seed, runs)
+	r, err := c.Run(context.Background(), seed, runs)
 	if err != nil {
 		t.Fatal(err)
 	}

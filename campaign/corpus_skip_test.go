@@ -1,0 +1,43 @@
+package campaign
+
+import (
+	"testing"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// TestSkipReason: an entry is replayed by a run of its own mutant, system
+// and view code, and otherwise skipped with the reason a log can print.
+func TestSkipReason(t *testing.T) {
+	tests := []struct {
+		name   string
+		entry  faults.Entry
+		mutant string
+		want   string
+	}{
+		{"a regression under the correct loop replays", faults.Entry{}, "", ""},
+		{"a mutant's entry under its mutant replays", faults.Entry{Mutant: "m"}, "m", ""},
+		{"a regression under a mutant is skipped: the mutant would fail it", faults.Entry{}, "m",
+			"regressions of the correct loop, not replayed against mutant m"},
+		{"a mutant's entry under the correct loop waits for its mutant", faults.Entry{Mutant: "m"}, "",
+			"entries of mutants, each replayed against its mutant (--mutant NAME)"},
+		{"another mutant's entry", faults.Entry{Mutant: "n"}, "m", "entries of other mutants"},
+		{"an entry of DSH's loop under the model", faults.Entry{System: "dsh"}, "", "entries made with --sut dsh"},
+		{"an entry made beside DSH's view code", faults.Entry{View: "dsh"}, "", "entries made with --dsh-view"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := SkipReason(&tt.entry, tt.mutant, sim.Options{}); got != tt.want {
+				t.Errorf("SkipReason = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	var s Skips
+	for _, r := range []string{"a", "b", "a"} {
+		s.Add(r)
+	}
+	if got, want := s.Note(), "; skipped: a (2), b (1)"; got != want {
+		t.Errorf("Note = %q, want %q", got, want)
+	}
+}
