@@ -18,11 +18,11 @@ func ExampleConfig_One() {
 	// Output:
 	// seed 0x6: cancel-takes-effect-at-once turn 1 step 1 seqs 8,9: turn 1 ended 55 ms after the cancel (disposed) that landed in it before seq 8: a wait outlasted the turn signal
 	//   listeners: server-retry, retry, compaction
-	//   shrunk plan (3 lines, 39 shrink runs):
+	//   shrunk plan (3 lines, 43 shrink runs):
 	//     request 1: fail SERVER 500
 	//     input 1: send "Work through the task in st..." at 0ms
-	//     world: cancel disposed after listener-wait #1
-	//   the shrunk plan gives: cancel-takes-effect-at-once turn 1 step 1 seqs 8,9: turn 1 ended 100 ms after the cancel (disposed) that landed in it before seq 8: a wait outlasted the turn signal
+	//     world: cancel user after listener-wait #1
+	//   the shrunk plan gives: cancel-takes-effect-at-once turn 1 step 1 seqs 8,9: turn 1 ended 100 ms after the cancel (user) that landed in it before seq 8: a wait outlasted the turn signal
 	//   reproduce: go test -run '^TestMine$' -sim.seed=0x6
 	//              simrun replay --seed 0x6
 }

@@ -68,12 +68,14 @@ func bisectDown(cur *sim.Scenario, get func(*sim.Scenario) *float64, base float6
 // ends.
 //
 //   - llm-retry before compaction-basic (the order a scenario file
-//     defaults to), and a throwing listener innermost;
+//     defaults to), a throwing listener innermost, and listeners of
+//     one's own outermost;
 //   - the retry policy: DSH's default in place of none or of an
 //     always-mode one;
 //     the smallest retry budget that fails (fewer retries, a shorter
-//     log), DSH's retryable codes (or fewer extra ones) and DSH's
-//     backoff delays without jitter;
+//     log), DSH's retryable codes (or fewer extra ones), DSH's backoff
+//     delays, no jitter or else DSH's, and a fixed jitter sample in
+//     place of the seed's stream;
 //   - compaction-basic: DSH's default whole; else no pruner, one
 //     overflow retry, DSH's summary cap;
 //   - DSH's stream idle timeout, and a context window that is not
@@ -124,11 +126,14 @@ var defaults = sim.Default()
 var configMoves = []configMove{
 	{candidates: one(retryBeforeCompaction)},
 	{candidates: one(throwInnermost)},
+	{candidates: pluginsOutermost},
 	{candidates: one(defaultPolicy), policy: true},
 	{candidates: fewerRetries, policy: true},
 	{candidates: one(toDefaultCodes), policy: true},
 	{candidates: fewerCodes, policy: true},
-	{candidates: one(defaultBackoff), policy: true},
+	{candidates: one(defaultDelays), policy: true},
+	{candidates: lessJitter, policy: true},
+	{candidates: one(fixedJitterSamples)},
 	{candidates: one(defaultCompaction)},
 	{candidates: one(noPruner)},
 	{candidates: one(defaultOverflowRetries)},
@@ -179,6 +184,32 @@ func throwInnermost(s *sim.Scenario) *sim.Scenario {
 	c := clone(s)
 	c.ListenerOrder = append(slices.Delete(slices.Clone(s.ListenerOrder), i, i+1), sim.ListenerThrow)
 	return c
+}
+
+// pluginsOutermost moves a listener of one's own to the front of the
+// order, where the seed's draw may have put it anywhere its Place allows
+// (a world that does not allow it there runs nothing, and the move is not
+// kept). The plug-ins already in front, in their order, stay.
+func pluginsOutermost(s *sim.Scenario) []*sim.Scenario {
+	var out []*sim.Scenario
+	front := 0
+	for front < len(s.ListenerOrder) && !builtIn(s.ListenerOrder[front]) {
+		front++
+	}
+	for i := front + 1; i < len(s.ListenerOrder); i++ {
+		if name := s.ListenerOrder[i]; !builtIn(name) {
+			c := clone(s)
+			c.ListenerOrder = slices.Insert(slices.Delete(slices.Clone(s.ListenerOrder), i, i+1), front, name)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// builtIn: a listener turnsim has, not one plugged in.
+func builtIn(name string) bool {
+	return slices.Contains([]string{sim.ListenerRetry, sim.ListenerCompaction, sim.ListenerAlwaysRetry, sim.ListenerThrow,
+		sim.ListenerCancelThenNext, sim.ListenerCancelThenRetry}, name)
 }
 
 // defaultPolicy puts DSH's default policy in place of no policy or of an
@@ -234,18 +265,40 @@ func fewerCodes(s *sim.Scenario) []*sim.Scenario {
 	return out
 }
 
-// defaultBackoff puts DSH's delays in place, without jitter: a delay of
-// 500 ms reads as the policy's formula gives it, where DSH's jitter of
-// 0.1 makes it 481.6522593526289 ms. A jitter bug needs its jitter, and
-// keeps it.
-func defaultBackoff(s *sim.Scenario) *sim.Scenario {
+// defaultDelays puts DSH's backoff delays in place, the jitter as drawn.
+func defaultDelays(s *sim.Scenario) *sim.Scenario {
 	p, d := s.RetryPolicy, defaults.RetryPolicy
-	if p == nil || (p.InitialDelayMs == d.InitialDelayMs && p.MaxDelayMs == d.MaxDelayMs && p.JitterRatio == 0) {
+	if p == nil || (p.InitialDelayMs == d.InitialDelayMs && p.MaxDelayMs == d.MaxDelayMs) {
 		return nil
 	}
-	return withPolicy(s, func(p *loop.RetryPolicy) {
-		p.InitialDelayMs, p.MaxDelayMs, p.JitterRatio = d.InitialDelayMs, d.MaxDelayMs, 0
-	})
+	return withPolicy(s, func(p *loop.RetryPolicy) { p.InitialDelayMs, p.MaxDelayMs = d.InitialDelayMs, d.MaxDelayMs })
+}
+
+// lessJitter tries no jitter, then DSH's 0.1: a delay of 500 ms reads as
+// the policy's formula gives it without jitter, where DSH's 0.1 makes it
+// 481.6522593526289 ms; a jitter bug needs some, and gets DSH's.
+func lessJitter(s *sim.Scenario) []*sim.Scenario {
+	p := s.RetryPolicy
+	if p == nil || p.JitterRatio == 0 {
+		return nil
+	}
+	out := []*sim.Scenario{withPolicy(s, func(p *loop.RetryPolicy) { p.JitterRatio = 0 })}
+	if d := defaults.RetryPolicy.JitterRatio; p.JitterRatio != d {
+		out = append(out, withPolicy(s, func(p *loop.RetryPolicy) { p.JitterRatio = d }))
+	}
+	return out
+}
+
+// fixedJitterSamples draws every jitter sample as 0.5, a scenario file's
+// default, in place of the seed's stream of them: which retry a jitter
+// bug breaks then no longer depends on the seed.
+func fixedJitterSamples(s *sim.Scenario) *sim.Scenario {
+	if s.Seed == nil && slices.Equal(s.Random, defaults.Random) {
+		return nil
+	}
+	c := clone(s)
+	c.Seed, c.Random = nil, slices.Clone(defaults.Random)
+	return c
 }
 
 // withCompaction is the plan with compaction-basic's config changed by

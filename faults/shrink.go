@@ -87,17 +87,21 @@ func Shrink(s *sim.Scenario, id oracle.ID, opts sim.Options, keep Keep) Shrunk {
 // difference from the real DSH, say), and may bound its own cost by
 // answering false once its budget is spent.
 //
-// The plan's entries are shrunk first, to a fixpoint; then its outages
-// are made as short, and its inputs and actions as early, as keeps
-// allows, and its configuration canonical;
+// The plan's entries are shrunk first, to a fixpoint; then its
+// configuration is made canonical, and its outages as short and its
+// inputs and actions as early as keeps allows;
 // when either changed anything, the entries are shrunk again.
 func ShrinkWhile(s *sim.Scenario, keep Keep, keeps func(*sim.Scenario) bool) *sim.Scenario {
 	cur := clone(s)
 	for {
 		cur = shrinkEntries(cur, keeps)
+		// The configuration before the times: an outage made as short as
+		// a drawn backoff of 1 ms allows no longer covers DSH's 500 ms,
+		// and the default would be refused where it is the one that is
+		// kept when asked first.
 		var shortened, canonical bool
-		cur, shortened = shortenTimes(cur, keeps)
 		cur, canonical = canonicalConfig(cur, keep, keeps)
+		cur, shortened = shortenTimes(cur, keeps)
 		if !shortened && !canonical {
 			return cur
 		}
@@ -242,6 +246,14 @@ func simplifications(s *sim.Scenario) []*sim.Scenario {
 		if a.KeepInbox {
 			c := clone(s)
 			c.World[i].KeepInbox = false
+			out = append(out, c)
+		}
+		// A cancel by the user, the plainest cause: plans that differ
+		// only in who cancelled (a hook, a parent, a disposal) are one
+		// when the cause does not matter.
+		if a.Do == "cancel" && (a.Cause.Kind != session.CauseUser || a.Cause.Reason != "") {
+			c := clone(s)
+			c.World[i].Cause = session.Cause{Kind: session.CauseUser}
 			out = append(out, c)
 		}
 	}
