@@ -45,13 +45,35 @@ func SkipReason(e *faults.Entry, mutant string, opts sim.Options) string {
 	return ""
 }
 
-// ReplayCorpus replays every entry of dir: a regression entry must pass
+// CorpusSummary is what replaying a corpus did: the entries replayed as
+// they should, those that could not be read, those that did not replay as
+// they should, and those skipped, by reason.
+type CorpusSummary struct {
+	Replayed, Unreadable, Failed int
+	Skipped                      Skips
+}
+
+// replayCorpus replays every entry of dir: a regression entry must pass
 // now; a mutant's entry replays only against that mutant (mutant names
 // the one under test, "" for none), where it must still fail. Each entry
-// is handed to report: read or not, replayed or skipped, with the
-// violations of one that did not replay as it should. It returns how many
-// could not be read and how many failed.
-func ReplayCorpus(dir, mutant string, opts sim.Options, report func(CorpusResult)) (bad, violations int) {
+// is handed to onEntry (when set): read or not, replayed or skipped, with
+// the violations of one that did not replay as it should.
+func replayCorpus(dir, mutant string, opts sim.Options, onEntry func(CorpusResult)) (sum CorpusSummary) {
+	report := func(r CorpusResult) {
+		switch {
+		case r.Skipped != "":
+			sum.Skipped.Add(r.Skipped)
+		case r.Err != nil:
+			sum.Unreadable++
+		case len(r.Violations) > 0:
+			sum.Failed++
+		case r.Replayed:
+			sum.Replayed++
+		}
+		if onEntry != nil {
+			onEntry(r)
+		}
+	}
 	for _, le := range faults.LoadCorpus(dir) {
 		r := CorpusResult{Path: le.Path, Entry: le.Entry, Scenario: le.Scenario, Err: le.Err}
 		if r.Err == nil {
@@ -73,7 +95,6 @@ func ReplayCorpus(dir, mutant string, opts sim.Options, report func(CorpusResult
 			r.Err = le.Entry.CheckPlugged(opts.Listeners)
 		}
 		if r.Err != nil {
-			bad++
 			report(r)
 			continue
 		}
@@ -86,15 +107,13 @@ func ReplayCorpus(dir, mutant string, opts sim.Options, report func(CorpusResult
 		}
 		switch {
 		case mutant == "" && len(vs) > 0:
-			violations++
 			r.Violations = vs
 		case mutant != "" && !still:
-			violations++
 			r.Violations = []oracle.Violation{{Invariant: e.Invariant, Message: "the mutant's entry no longer reproduces its violation"}}
 		}
 		report(r)
 	}
-	return bad, violations
+	return sum
 }
 
 // Skips count the corpus entries a run skipped, by reason, in the order

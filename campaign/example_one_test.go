@@ -14,7 +14,7 @@ func ExampleConfig_One() {
 	m, _ := mutants.Find("listener-wait-ignores-cancel")
 	c := campaign.Config{Sim: m.Options, Repro: campaign.Repro{GoTest: "go test -run '^TestMine$' -sim.seed=%#x"}}
 	r := c.One(0x6)
-	r.Write(os.Stdout, false, c.Repro)
+	r.Write(os.Stdout, false)
 	// Output:
 	// seed 0x6: cancel-takes-effect-at-once turn 1 step 1 seqs 8,9: turn 1 ended 55 ms after the cancel (disposed) that landed in it before seq 8: a wait outlasted the turn signal
 	//   listeners: server-retry, retry, compaction

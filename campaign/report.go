@@ -9,8 +9,9 @@ import (
 // Write prints a failing seed as simrun run and go test show it: its
 // violations (all, or only the principal one and a count of the rest),
 // the listener order and shrunk plan, the reproduction lines, and the
-// corpus entry.
-func (r *Result) Write(w io.Writer, all bool, repro Repro) {
+// corpus entry, as the campaign that made it (Config.Repro) says they
+// read.
+func (r *Result) Write(w io.Writer, all bool) {
 	if r.Internal != "" {
 		fmt.Fprintf(w, "seed %s: internal error of turnsim: %s\n", r.Seed, r.Internal)
 		return
@@ -61,9 +62,9 @@ func (r *Result) Write(w io.Writer, all bool, repro Repro) {
 		lines = append(lines, r.GoTest)
 	}
 	if r.Corpus != "" {
-		lines = append(lines, "simrun replay "+r.Corpus+repro.EntryFlags+" "+repro.PluggedNote())
+		lines = append(lines, "simrun replay "+r.Corpus+r.repro.EntryFlags+" "+r.repro.PluggedNote())
 	}
-	lines = append(lines, r.Reproduce+" "+repro.PluggedNote())
+	lines = append(lines, r.Reproduce+" "+r.repro.PluggedNote())
 	for i, l := range lines {
 		prefix := "             "
 		if i == 0 {

@@ -36,8 +36,17 @@ type Config struct {
 	Sim       sim.Options
 	// Mutant names the mutant Sim holds, for corpus entries ("" for none).
 	Mutant string
-	// Corpus is the folder failures are written to ("" writes none).
+	// Corpus is the folder of entries: Run replays it before the first
+	// seed (shard 0 only; not with NoReplay), and failures are written
+	// there ("" replays and writes none).
 	Corpus string
+	// NoReplay runs the seeds without the corpus first: one seed asked
+	// for is what is being reproduced, not the entries kept of others.
+	NoReplay bool
+	// OnEntry, when set, is handed each corpus entry Run replays, skips
+	// (CorpusResult.Skipped says why) or cannot read, in file order,
+	// before the first seed.
+	OnEntry func(CorpusResult)
 	// Sample is the share of seeds run twice for the determinism check.
 	Sample float64
 	// Stats counts what each seed exercised.
@@ -128,6 +137,9 @@ type Result struct {
 	// verdict is kept for a blocked run, which is investigated from it
 	// rather than run again (it would block again).
 	verdict *faults.Verdict
+	// repro is how the campaign that made the result says its lines read
+	// (Config.Repro), for Write.
+	repro Repro
 }
 
 // Scenario is the failure's plan as shrunk (as drawn when it was not
@@ -137,7 +149,11 @@ func (r *Result) Scenario() *sim.Scenario { return r.scenario }
 
 // Summary is what a campaign adds up to.
 type Summary struct {
+	// Violations counts the failing seeds and the corpus entries that did
+	// not replay as they should (Corpus.Failed).
 	Runs, Violations, Events, Internal int
+	// Corpus is what replaying the corpus first did.
+	Corpus CorpusSummary
 	// CorpusNotWritten counts the failures whose corpus entry could not
 	// be written (each result says why).
 	CorpusNotWritten int
@@ -260,9 +276,11 @@ func (s Summary) String() string {
 		s.Runs, s.Violations, s.Events, float64(s.Runs)/secs, float64(s.Events)/secs, note)
 }
 
-// Run runs the campaign's seeds (not the corpus: ReplayCorpus) and hands
-// each result to emit in seed order. It stops early, marked Interrupted,
-// when ctx ends; memory stays flat in the number of seeds.
+// Run replays the corpus (Config.Corpus, handing each entry to
+// Config.OnEntry), then runs the campaign's seeds and hands each result
+// to emit in seed order. The corpus is replayed whole (it is small); the
+// seeds stop early, marked Interrupted, when ctx ends (an OnEntry that
+// cancels ctx runs no seed). Memory stays flat in the number of seeds.
 func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 	began := time.Now()
 	var deadline time.Time
@@ -280,6 +298,11 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 	}
 	count = c.Shard.Count(count)
 	var sum Summary
+	if c.Corpus != "" && !c.NoReplay && c.Shard.Index == 0 {
+		// Once across shards: by shard 0.
+		sum.Corpus = replayCorpus(c.Corpus, c.Mutant, c.Sim, c.OnEntry)
+		sum.Violations += sum.Corpus.Failed
+	}
 	c.run(ctx, count, deadline, func(res *Result) {
 		if sum.Blocked != "" {
 			return // after the block, in seed order: see run
@@ -497,6 +520,7 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 		res.Difference = shrunkRun.Difference
 		res.Shrunk, message = shrunkViolation, shrunkViolation.Message
 	}
+	res.repro = c.Repro
 	res.Reproduce = fmt.Sprintf("simrun replay --seed %#x%s", v.Seed, c.Repro.SimrunFlags)
 	if c.Repro.GoTest != "" {
 		res.GoTest = fmt.Sprintf(c.Repro.GoTest, v.Seed)

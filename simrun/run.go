@@ -142,13 +142,19 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if sf.args() == "" && len(c.Repro.Plugged) == 0 {
 		c.Repro.GoTest = "go test ./campaign -run '^TestSeeds$' -sim.seed=%#x"
 	}
-	out := &runPrinter{w: stdout, json: *asJSON, repro: c.Repro}
-	// The corpus is replayed once across shards: by shard 0.
-	var replay corpusReplay
-	if shard.Index == 0 {
-		replay = replayCorpus(*corpus, sf.mutant, opts, out, stderr)
+	out := &runPrinter{w: stdout, json: *asJSON}
+	// The corpus is replayed first, by the campaign (once across shards:
+	// by shard 0); its entries are printed as they come.
+	var elsewhere entriesElsewhere
+	c.OnEntry = func(r campaign.CorpusResult) {
+		elsewhere.note(r, sf.mutant, opts)
+		switch {
+		case r.Err != nil:
+			out.corpusError(r.Path, r.Err)
+		case len(r.Violations) > 0:
+			out.corpusFailure(r.Path, r.Violations)
+		}
 	}
-	corpusBad, corpusViolations := replay.bad, replay.violations
 	total := shard.Count(count)
 	if *duration > 0 {
 		total = 0
@@ -160,7 +166,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		progress.update(res)
 	})
 	progress.done()
-	sum.Violations += corpusViolations
+	elsewhere.say(stderr, *corpus)
+	corpusBad := sum.Corpus.Unreadable
 	if *stats {
 		report := sum.Coverage.Report()
 		if *asJSON {
@@ -185,7 +192,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	} else {
 		writeViewFindings(stdout, sum.ViewFindings)
 		if shard.Index == 0 {
-			fmt.Fprintf(stdout, "corpus %s: %s%s\n", strings.TrimSuffix(*corpus, "/")+"/", words.Plural(replay.replayed, "entry"), " replayed first"+replay.skipped.Note())
+			fmt.Fprintf(stdout, "corpus %s: %s\n", strings.TrimSuffix(*corpus, "/")+"/", corpusNote(sum.Corpus))
 		}
 		fmt.Fprintf(stdout, "checked: %s\n", checkedNote(opts, c.Sample, c.Overrides.Kinds))
 		fmt.Fprintln(stdout, sum)
@@ -233,12 +240,6 @@ func errOr(err error, msg string) error {
 	return errors.New(msg)
 }
 
-// corpusReplay is what replaying the corpus first did.
-type corpusReplay struct {
-	bad, violations, replayed int
-	skipped                   campaign.Skips
-}
-
 // checkedNote says what every run of a campaign was held to: the
 // invariants (those of --sut both and --dsh-view only with them) and the
 // fault kinds a seed may draw.
@@ -260,57 +261,54 @@ func checkedNote(opts sim.Options, sample float64, kinds []string) string {
 		n, sample*100, kindsNote)
 }
 
-// replayCorpus replays every entry first (campaign.ReplayCorpus) and
-// prints the ones that do not replay as they should.
-func replayCorpus(dir, mutant string, opts sim.Options, out *runPrinter, stderr io.Writer) (r corpusReplay) {
-	// Entries of this run's mutant (or of none) made on another system
-	// or with another view's code beside are regressions this run does
-	// not replay: said on stderr, so that a clean run without the flags
-	// they need is not read as their replay.
-	var elsewhere []string
-	defer func() {
-		if len(elsewhere) > 0 {
-			slices.Sort(elsewhere)
-			elsewhere = slices.Compact(elsewhere)
-			fmt.Fprintf(stderr, "simrun run: corpus %s: entries made with %s skipped (run with the same flags to replay them)\n", dir, strings.Join(elsewhere, ", "))
+// corpusNote says what replaying the corpus first did: "2 entries
+// replayed first, as they should; 1 failed; skipped: …".
+func corpusNote(c campaign.CorpusSummary) string {
+	note := words.Plural(c.Replayed, "entry") + " replayed first, as they should"
+	if c.Failed > 0 {
+		note += fmt.Sprintf("; %d failed (above)", c.Failed)
+	}
+	if c.Unreadable > 0 {
+		note += fmt.Sprintf("; %d could not be read (above)", c.Unreadable)
+	}
+	return note + c.Skipped.Note()
+}
+
+// entriesElsewhere are the flags of entries of this run's mutant (or of
+// none) made on another system or with another view's code beside:
+// regressions this run does not replay, said on stderr, so that a clean
+// run without the flags they need is not read as their replay.
+type entriesElsewhere []string
+
+func (e *entriesElsewhere) note(r campaign.CorpusResult, mutant string, opts sim.Options) {
+	if r.Replayed || r.Err != nil || r.Entry.Mutant != mutant {
+		return
+	}
+	if r.Entry.System != opts.SystemName() {
+		*e = append(*e, "--sut "+cmp.Or(r.Entry.System, "model"))
+	}
+	if r.Entry.View != opts.ViewName() {
+		flag := "--dsh-view" // the one view checker there is
+		if r.Entry.View == "" {
+			flag = "no --dsh-view"
 		}
-	}()
-	r.bad, r.violations = campaign.ReplayCorpus(dir, mutant, opts, func(e campaign.CorpusResult) {
-		if e.Replayed && e.Err == nil && len(e.Violations) == 0 {
-			r.replayed++
-		}
-		if e.Skipped != "" {
-			r.skipped.Add(e.Skipped)
-		}
-		r := e
-		if !r.Replayed && r.Err == nil && r.Entry.Mutant == mutant {
-			if r.Entry.System != opts.SystemName() {
-				elsewhere = append(elsewhere, "--sut "+cmp.Or(r.Entry.System, "model"))
-			}
-			if r.Entry.View != opts.ViewName() {
-				flag := "--dsh-view" // the one view checker there is
-				if r.Entry.View == "" {
-					flag = "no --dsh-view"
-				}
-				elsewhere = append(elsewhere, flag)
-			}
-		}
-		switch {
-		case r.Err != nil:
-			out.corpusError(r.Path, r.Err)
-		case len(r.Violations) > 0:
-			out.corpusFailure(r.Path, r.Violations)
-		}
-	})
-	return r
+		*e = append(*e, flag)
+	}
+}
+
+func (e entriesElsewhere) say(stderr io.Writer, dir string) {
+	if len(e) == 0 {
+		return
+	}
+	flags := slices.Compact(slices.Sorted(slices.Values(e)))
+	fmt.Fprintf(stderr, "simrun run: corpus %s: entries made with %s skipped (run with the same flags to replay them)\n", dir, strings.Join(flags, ", "))
 }
 
 // runPrinter prints results as they come, in seed order.
 type runPrinter struct {
-	w     io.Writer
-	json  bool
-	repro campaign.Repro
-	mu    sync.Mutex
+	w    io.Writer
+	json bool
+	mu   sync.Mutex
 }
 
 func (p *runPrinter) seed(res *campaign.Result) {
@@ -324,7 +322,7 @@ func (p *runPrinter) seed(res *campaign.Result) {
 		fmt.Fprintf(p.w, "%s\n", b)
 		return
 	}
-	res.Write(p.w, true, p.repro)
+	res.Write(p.w, true)
 }
 
 func (p *runPrinter) corpusError(path string, err error) {

@@ -130,36 +130,33 @@ func check(t tb, opts ...Option) {
 		t.Fatalf("campaign: %v", err)
 		return
 	}
-	// The corpus first: each entry is a failure already shrunk. Not for
-	// one seed asked for by -sim.seed: that seed is what is reproduced.
-	if !s.oneSeed {
-		var regressions []campaign.CorpusResult
-		replayed := 0
-		var skipped campaign.Skips
-		campaign.ReplayCorpus(s.corpus, c.Mutant, c.Sim, func(r campaign.CorpusResult) {
-			switch {
-			case r.Replayed && r.Err == nil && len(r.Violations) == 0:
-				replayed++
-			case r.Skipped != "":
-				skipped.Add(r.Skipped)
-			default:
-				regressions = append(regressions, r)
-			}
-		})
-		if len(regressions) > 0 {
-			reportCorpus(t, regressions, c.Repro)
-			return
-		}
-		if replayed > 0 || len(skipped) > 0 {
-			t.Logf("campaign: corpus %s: %d replayed first, each as it should%s", s.corpus, replayed, skipped.Note())
+	// The corpus first, replayed by the campaign: each entry is a failure
+	// already shrunk. Not for one seed asked for by -sim.seed: that seed
+	// is what is reproduced. An entry that does not replay as it should
+	// fails the test, and no seed runs.
+	c.Corpus, c.NoReplay = s.corpus, s.oneSeed
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var regressions []campaign.CorpusResult
+	c.OnEntry = func(r campaign.CorpusResult) {
+		if r.Err != nil || len(r.Violations) > 0 {
+			regressions = append(regressions, r)
+			cancel()
 		}
 	}
 	var failing []*campaign.Result
-	sum := campaign.Run(context.Background(), c, func(r *campaign.Result) {
+	sum := campaign.Run(ctx, c, func(r *campaign.Result) {
 		if len(r.Violations) > 0 || r.Internal != "" {
 			failing = append(failing, r)
 		}
 	})
+	if len(regressions) > 0 {
+		reportCorpus(t, regressions, c.Repro)
+		return
+	}
+	if cs := sum.Corpus; cs.Replayed > 0 || len(cs.Skipped) > 0 {
+		t.Logf("campaign: corpus %s: %d replayed first, each as it should%s", s.corpus, cs.Replayed, cs.Skipped.Note())
+	}
 	if len(failing) == 0 {
 		t.Logf("campaign: %s from %#x, %d events, no violation", words.Plural(sum.Runs, "seed"), c.First, sum.Events)
 		unexercised(t, c, sum)
@@ -179,7 +176,7 @@ func check(t tb, opts ...Option) {
 	// Paths as the module's root sees them, where the go test line runs.
 	first.Corpus = fromRoot(first.Corpus)
 	var b strings.Builder
-	first.Write(&b, false, c.Repro)
+	first.Write(&b, false)
 	if n := len(failing) - 1; n > 0 {
 		fmt.Fprintf(&b, "and %d more of %d seeds failed: %s\n", n, sum.Runs, seedList(failing[1:]))
 	} else {

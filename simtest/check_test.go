@@ -347,9 +347,10 @@ func TestAReplacementIsNamedInItsReproduction(t *testing.T) {
 	if len(r.errors) != 1 || !strings.Contains(r.errors[0], "--listeners retry (with retry registered") {
 		t.Fatalf("errors %q", r.errors)
 	}
-	bad, _ := campaign.ReplayCorpus(corpus, "", sim.Options{}, func(campaign.CorpusResult) {})
-	if bad != 1 {
-		t.Errorf("the entry replayed without the listener it was made with: %d refused, want 1", bad)
+	// A campaign of no seed replays the corpus alone.
+	sum := campaign.Run(t.Context(), campaign.Config{Corpus: corpus, Workers: 1}, func(*campaign.Result) {})
+	if sum.Corpus.Unreadable != 1 || sum.Runs != 0 {
+		t.Errorf("the entry replayed without the listener it was made with: %+v, want 1 refused and no run", sum.Corpus)
 	}
 }
 
