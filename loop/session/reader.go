@@ -23,8 +23,8 @@ import (
 type ReadOptions struct {
 	// Name is the file name used in errors.
 	Name string
-	// Repair closes a turn left open at the end of the log with SPEC 1.7's
-	// synthetic closers, as DSH's loader does.
+	// Repair closes a turn left open at the end of the log with the
+	// synthetic closers DSH's loader adds (docs/dsh.md#crash-repair).
 	Repair bool
 }
 
@@ -141,7 +141,7 @@ func (r *Reader) Header() Header { return r.header }
 func (r *Reader) Line() int { return r.line }
 
 // TornTailLine is the number of a final line without newline that was
-// ignored (SPEC 1.1), or 0.
+// ignored (docs/dsh.md#log-file), or 0.
 func (r *Reader) TornTailLine() int { return r.tornTailLine }
 
 // fail is an input error on line. A message quotes the input (an event
@@ -498,7 +498,8 @@ func (r *Reader) position(typ string, seq, t *int64) (int64, int64, error) {
 		return 0, 0, seqError(typ, *seq, r.nextSeq)
 	}
 	if *t < 0 {
-		// A time may go backwards (SPEC 1.1), never before the epoch.
+		// A time may go backwards (docs/dsh.md#log-file), never before the
+		// epoch.
 		return 0, 0, fmt.Errorf("%s: time %d is negative (epoch milliseconds)", typ, *t)
 	}
 	return *seq, *t, nil
@@ -546,8 +547,9 @@ func (r *Reader) decodePacked(typ string, env *envelope) ([]Event, error) {
 	for i := range events {
 		switch {
 		case r.layout == layoutImplied:
-			// Implied seq and time: every time is 0 (SPEC 1.2), even where
-			// a fixture kept a row's dt without its time0.
+			// Implied seq and time: every time is 0
+			// (docs/dsh.md#fixture-layout), even where a fixture kept a
+			// row's dt without its time0.
 			events[i].Time = 0
 		case events[i].Time < 0:
 			// dt may be negative (time may go backwards), the times it
