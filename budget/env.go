@@ -399,8 +399,8 @@ func (e *Environment) Codes() []string {
 }
 
 // providerCodes are the codes DSH's adapter derives from a provider's
-// answers (SPEC 5): a policy may list any of them whether or not an
-// environment produces it.
+// answers (docs/dsh.md#deepseek-adapter): a policy may list any of them
+// whether or not an environment produces it.
 var providerCodes = []string{"AUTH", "RATE_LIMIT", "QUOTA", "CONTEXT_WINDOW_EXCEEDED", "INVALID_REQUEST", "SERVER",
 	"STREAM_CLOSED", "TRANSPORT", "TIMEOUT", "EMPTY_RESPONSE", "ABORTED", "UNKNOWN"}
 
@@ -432,10 +432,10 @@ func UnheardCodes(p *loop.RetryPolicy, env *Environment) []string {
 	return out
 }
 
-// UnusualCodes are the environment's failure codes that DSH's adapter
-// never derives (SPEC 5), each with its field: allowed (a provider of
-// one's own may send anything), but "server" for SERVER is a typo that
-// makes every such failure one no policy retries.
+// UnusualCodes are the environment's failure codes that DSH's adapter never
+// derives (docs/dsh.md#deepseek-adapter), each with its field: allowed (a
+// provider of one's own may send anything), but "server" for SERVER is a
+// typo that makes every such failure one no policy retries.
 func (e *Environment) UnusualCodes() []string {
 	var out []string
 	check := func(path, code string) {

@@ -15,11 +15,11 @@ import (
 // bundleKeys are the scenario fields a policy bundle may set.
 var bundleKeys = []string{"retryPolicy", "compaction", "listenerOrder"}
 
-// LoadPolicy reads a policy file into a configuration's policy part: a
-// DSH RetryPolicyConfig (SPEC 3.1), or a scenario-style bundle of
-// retryPolicy, compaction and listenerOrder (compaction-basic installed
-// with its settings; "compaction": false leaves it out). "default" is
-// DSH's default RetryPolicyConfig.
+// LoadPolicy reads a policy file into a configuration's policy part: a DSH
+// RetryPolicyConfig (docs/dsh.md#retry-config), or a scenario-style bundle
+// of retryPolicy, compaction and listenerOrder (compaction-basic installed
+// with its settings; "compaction": false leaves it out). "default" is DSH's
+// default RetryPolicyConfig.
 func LoadPolicy(path string) (Config, error) {
 	if path == "default" {
 		return Config{Policy: retry.DefaultPolicy()}, nil

@@ -34,8 +34,8 @@ func percentile(sorted []float64, q float64) float64 {
 
 // RecoveryBounds is the least and the most virtual time a normal-mode
 // policy can spend waiting in one step before it gives up: the sums, over
-// retries 1 … maxRetries, of SPEC 3.5's delay at jitter samples 0 and 1.
-// Always mode has no bound (ok is false).
+// retries 1 … maxRetries, of DSH's delay (docs/dsh.md#retry-delay) at
+// jitter samples 0 and 1. Always mode has no bound (ok is false).
 func RecoveryBounds(p *loop.RetryPolicy) (lo, hi float64, ok bool) {
 	if p == nil {
 		return 0, 0, true

@@ -56,7 +56,7 @@ var Findings = []Finding{{
 	Name: "cancel-after-error-finish",
 	Says: "a cancel that lands after an attempt's error finish was streamed, before the stream ended, makes the failed attempt's partial text an " +
 		"interrupted assistant/message that cites the failed chunks, error finish included: the failed output enters the history, and the next " +
-		"request carries it (SPEC 2.4: failed chunks are never part of the surface; its step 3, read literally, is what rc.8 does)",
+		"request carries it (docs/dsh.md#attempts: failed chunks are never part of the surface; its step 3, read literally, is what rc.8 does)",
 	Shows:  func(e Evidence) bool { return InterruptedCitesFailure(e.Events) },
 	Breaks: []oracle.ID{oracle.FailedAttemptNotInHistory, oracle.DiffersFromModel},
 	Turn:   func(e Evidence) int { return interruptedCitingFailureTurn(e.Events) },

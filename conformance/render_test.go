@@ -62,7 +62,7 @@ func TestRenderedRuns(t *testing.T) {
 		invariants []oracle.ID
 	}{
 		{"the released UI: the retry row alone", released, false, []oracle.ID{oracle.ExhaustedTurnRendersError}},
-		{"SPEC's UI: the retry row and the error", func(e []session.Event) []view.Row { return view.Rows(view.Derive(e), false) }, true, nil},
+		{"DSH's later UI: the retry row and the error", func(e []session.Event) []view.Row { return view.Rows(view.Derive(e), false) }, true, nil},
 		{"a retry row with the wrong count", func(e []session.Event) []view.Row {
 			rows := released(e)
 			rows[0].Status = strings.Replace(rows[0].Status, "(2/2)", "(1/2)", 1)

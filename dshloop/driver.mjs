@@ -371,7 +371,8 @@ async function runPlan(plan) {
   }
 
   // Created as a host creates one it owns, with its lifecycle's dispose
-  // (SPEC 2.9: cancel with cause disposed, wait for idle, leave).
+  // (docs/dsh.md#disposal: cancel with cause disposed, wait for idle,
+  // leave).
   const sessionId = sessionPkg.SessionId(`turnsim-${plan.name ?? 'plan'}`)
   const { agent, dispose: disposeAgent } = await ctx.agentLoop.createAgent(ctx, {
     sessionId,
@@ -443,8 +444,8 @@ async function runPlan(plan) {
     }
   }
   // A compaction's summary and its checkpoint, and a prune and its
-  // replacing result, are one commit (SPEC 4.4): what lands after the
-  // first waits for the second, as in the model.
+  // replacing result, are one commit (docs/dsh.md#overflow-compaction):
+  // what lands after the first waits for the second, as in the model.
   let inCommit = []
   // An action's fact: where it landed (before the event of seq), when,
   // in which open turn; the Go side names it from the plan's field.

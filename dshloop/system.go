@@ -86,8 +86,8 @@ func (b Both) Run(s *sim.Scenario, opts sim.Options) *sim.Result {
 	if res.Refused != "" {
 		return res
 	}
-	// The model as DSH 0.1.0-rc.8 is where SPEC and rc.8 part (the
-	// version facts of docs/dsh-loop.md).
+	// The model as DSH 0.1.0-rc.8 is where rc.8 and the later DSH of
+	// docs/dsh.md part (docs/dsh.md#where-rc8-differs).
 	opts.Disposal = loop.DisposalRC8
 	model := sim.RunWith(s, opts)
 	res.System, res.Model = SystemBoth, model

@@ -37,13 +37,13 @@ var Classes = []Class{{
 	Breaks: oracle.ExhaustedTurnRendersError,
 	Says: "rc.8's turn-error Definition (ui-conversation, conversation-nodes/turn-error.ts) hides the turn-error node of a turn that owns " +
 		"a retry chain in the loaded window (an llm/retry or llm/retry-started naming the turn): an exhausted turn shows \"Retried model " +
-		"request (n/n)\" and no error; SPEC's second design note retires the rule (view.HiddenByRetry is turnsim's copy of it)",
+		"request (n/n)\" and no error; DSH's second design note retires the rule (docs/dsh.md#design-notes; view.HiddenByRetry is turnsim's copy of it)",
 }, {
 	Name:   AuthTextInRetryRow,
 	Breaks: oracle.DisplaySafeFailure,
 	Says: "a retry row's details show its attempt's failure message as the provider wrote it (ui-conversation's ModelRetryItem renders " +
 		"current.failure.message), so an AUTH failure retried (always mode) shows the provider's text, which may echo a key, where the " +
-		"turn-error row shows \"API key is invalid\" (SPEC 9)",
+		"turn-error row shows \"API key is invalid\" (docs/dsh.md#display-safe-message)",
 }, {
 	Name:   AssistantWithdrawnLive,
 	Breaks: oracle.DiffersFromDSHView,

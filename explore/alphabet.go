@@ -51,10 +51,10 @@ func withRetryAfter(f *session.LlmFailure, ms float64) *session.LlmFailure {
 func text(s string) *string { return &s }
 
 // alphabet is every fault explore places, in the order it tries them. It
-// covers each error class of SPEC 5 once (retryable, terminal, overflow,
-// Retry-After within and over the cap, partial streams, the idle watchdog),
-// the summarizer's two failures, every cancel cause with and without the
-// inbox, both disposals and the three late inputs.
+// covers each error class of docs/dsh.md#codes once (retryable, terminal,
+// overflow, Retry-After within and over the cap, partial streams, the idle
+// watchdog), the summarizer's two failures, every cancel cause with and
+// without the inbox, both disposals and the three late inputs.
 var alphabet = func() []entry {
 	var a []entry
 	req := func(name string, o sim.Outcome, run int) {
@@ -105,7 +105,7 @@ var alphabet = func() []entry {
 }()
 
 // overflowingSummary is larger than anything a one-turn workload
-// compacts: compaction-basic rejects it (SPEC 4.5).
+// compacts: compaction-basic rejects it (docs/dsh.md#overflow-compaction).
 var overflowingSummary = func() string {
 	b := make([]byte, 0, 8000)
 	for len(b) < 8000 {

@@ -146,8 +146,8 @@ func drawConfig(seed uint64, o Overrides) *Config {
 	}
 	if c.Policy != nil && c.Policy.Mode == loop.ModeAlways {
 		// Always mode retries an overflow that compaction declines until
-		// cancelled (SPEC 4.6): a history that stays too large would be an
-		// endless turn by design, not a finding.
+		// cancelled (docs/dsh.md#listener-order): a history that stays too
+		// large would be an endless turn by design, not a finding.
 		c.Kinds = slices.DeleteFunc(c.Kinds, func(k string) bool { return k == NaturalOverflow })
 	}
 	if c.has(ListenerThrow) {

@@ -159,8 +159,8 @@ func (a *Agent) setStatus(s Status) {
 }
 
 // Send appends a message to the inbox target and, with wakeup, wakes the
-// driver (SPEC 2.2). While idle, a waking send runs the driver before it
-// returns.
+// driver (docs/dsh.md#inbox). While idle, a waking send runs the driver
+// before it returns.
 func (a *Agent) Send(m session.UserMessage, target string, wakeup bool) error {
 	if a.disposed && !(a.cfg.Disposal == DisposalRC8 && a.running) {
 		// rc.8's agent is still in the registries, and takes the message,

@@ -2,10 +2,11 @@ package loop
 
 import "github.com/turnsim/turnsim/loop/session"
 
-// The pieces of a step's attempt path (SPEC 2.4–2.7), for RunAttempts and
-// for other designs of it: Config.Attempts runs another path on the same
-// agent, so that a design under evaluation (or the mutant zoo's loop-level
-// variants, built outside this package) meets the same world and oracle.
+// The pieces of a step's attempt path (docs/dsh.md#attempts), for
+// RunAttempts and for other designs of it: Config.Attempts runs another
+// path on the same agent, so that a design under evaluation (or the mutant
+// zoo's loop-level variants, built outside this package) meets the same
+// world and oracle.
 
 // StepOutcome is what a step concluded: tool calls ran and the turn goes
 // on (the zero value), a reply without tool calls, or a reply that hit max
@@ -34,13 +35,13 @@ func (at *Attempt) Failed() bool { return at.res.finish.Failed() }
 // Failure is a failed attempt's failure, as its finish chunk records it.
 func (at *Attempt) Failure() session.LlmFailure { return *at.res.finish.Reason.Failure }
 
-// Prepare is SPEC 2.4 step 1 for the step's attempt n: the route, the
-// header and context records, the derived messages, with the signal
-// checked between them.
+// Prepare is step 1 of docs/dsh.md#attempts for the step's attempt n: the
+// route, the header and context records, the derived messages, with the
+// signal checked between them.
 func (st Step) Prepare(n int) (*Request, *Route, error) { return st.a.prepare(n) }
 
-// Stream is SPEC 2.4 steps 2–3: the attempt's chunks, its finish, or the
-// interrupted path when the turn is cancelled.
+// Stream is steps 2–3 of docs/dsh.md#attempts: the attempt's chunks, its
+// finish, or the interrupted path when the turn is cancelled.
 func (st Step) Stream(req *Request, route *Route) (*Attempt, error) {
 	res, err := st.a.stream(req, route)
 	if err != nil {
@@ -49,11 +50,13 @@ func (st Step) Stream(req *Request, route *Route) (*Attempt, error) {
 	return &Attempt{req: req, route: route, res: res}, nil
 }
 
-// Succeed is SPEC 2.4 step 5: the message, then the tool calls.
+// Succeed is step 5 of docs/dsh.md#attempts: the message, then the tool
+// calls.
 func (st Step) Succeed(at *Attempt) (StepOutcome, error) { return st.a.succeed(at.req, at.res) }
 
-// Recover offers a failed attempt to the request-error waterfall (SPEC
-// 2.6) and reports how it settled, with the turn signal read after it.
+// Recover offers a failed attempt to the request-error waterfall
+// (docs/dsh.md#waterfall) and reports how it settled, with the turn signal
+// read after it.
 func (st Step) Recover(at *Attempt) Settlement {
 	a := st.a
 	ev := &RequestError{Agent: a, Turn: a.turn, Step: a.step, Provider: at.req.Provider,

@@ -19,7 +19,8 @@ const (
 // errAborted is returned where the loop observed its signal.
 var errAborted = errors.New("loop: turn signal aborted")
 
-// drive runs the driver: turns while they continue, then idle (SPEC 2.3).
+// drive runs the driver: turns while they continue, then idle
+// (docs/dsh.md#turns).
 func (a *Agent) drive() {
 	a.drives++
 	for {
@@ -118,9 +119,9 @@ func (a *Agent) turnBody() (session.TurnEndReason, error) {
 		// The turn's outcome becomes the step's, none included (a step
 		// whose tools ran leaves the turn to go on, whatever an earlier
 		// step concluded), unless it is max-tokens, which is sticky
-		// (SPEC 2.3, step 9; DSH's turnEnds = stepEnd). Found by --sut
-		// both: the model kept an earlier step's outcome and ended a turn
-		// whose steered step had called tools.
+		// (docs/dsh.md#turns, step 3; DSH's turnEnds = stepEnd). Found by
+		// --sut both: the model kept an earlier step's outcome and ended a
+		// turn whose steered step had called tools.
 		if !hasOutcome || outcome != outcomeMaxTokens {
 			outcome, hasOutcome = out, out != outcomeNone
 		}

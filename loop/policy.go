@@ -1,7 +1,8 @@
 package loop
 
-// RetryPolicy is a provider route's resolved retry policy (SPEC 3.1). It is
-// data: loop/retry parses it from DSH's configuration and acts on it.
+// RetryPolicy is a provider route's resolved retry policy
+// (docs/dsh.md#retry-config). It is data: loop/retry parses it from DSH's
+// configuration and acts on it.
 type RetryPolicy struct {
 	Mode           string // "normal" or "always"
 	MaxRetries     int    // normal mode only
@@ -41,8 +42,9 @@ type Config struct {
 	// RequestHook, when set, may reroute each attempt (DSH's agent/request
 	// waterfall): it returns the target of the attempt.
 	RequestHook func(turn, step, attempt int, t Target) Target
-	// Settle, when set, replaces SPEC 2.7's rule for what follows the
-	// request-error waterfall (see SettleRule).
+	// Settle, when set, replaces DSH's rule
+	// (docs/dsh.md#after-the-waterfall) for what follows the request-error
+	// waterfall (see SettleRule).
 	Settle SettleRule
 	// Attempts, when set, replaces the step's attempt path (RunAttempts).
 	Attempts AttemptPath
@@ -64,8 +66,10 @@ type Config struct {
 type DisposalRule int
 
 const (
-	// DisposalSPEC: a disposed agent refuses inputs, and a wake that
-	// lands after disposal began never starts a driver (SPEC 2.9).
+	// DisposalSPEC, named for the written account of DSH that turnsim's
+	// model follows (docs/dsh.md): a disposed agent refuses inputs, and a
+	// wake that lands after disposal began never starts a driver
+	// (docs/dsh.md#disposal).
 	DisposalSPEC DisposalRule = iota
 	// DisposalRC8 is DSH 0.1.0-rc.8's (and 0.1.1-rc.2's): disposal is the
 	// agent's lifecycle's, which cancels with cause disposed, waits for

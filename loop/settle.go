@@ -21,10 +21,10 @@ type Settlement struct {
 // way, outside this package.
 type SettleRule func(s Settlement) (retry bool, err error)
 
-// Settle is SPEC 2.7: the turn signal is re-checked first, so a cancel
-// that landed during recovery wins over a retry a listener returned; a
-// throw ends the turn with the thrown error; anything but a retry ends it
-// with the attempt's failure.
+// Settle is DSH's rule (docs/dsh.md#after-the-waterfall): the turn signal
+// is re-checked first, so a cancel that landed during recovery wins over a
+// retry a listener returned; a throw ends the turn with the thrown error;
+// anything but a retry ends it with the attempt's failure.
 func Settle(s Settlement) (retry bool, err error) {
 	switch {
 	case s.Signalled:

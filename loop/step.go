@@ -17,8 +17,8 @@ func (a *Agent) runStep() (stepOutcome, error) {
 }
 
 // RunAttempts is the agent's attempt path: attempts until one succeeds or
-// the waterfall lets a failure end the turn (SPEC 2.4–2.7). Retries stay
-// in the same turn and step: no new step/start, no pre-step, no status
+// the waterfall lets a failure end the turn (docs/dsh.md#attempts). Retries
+// stay in the same turn and step: no new step/start, no pre-step, no status
 // change; each retry prepares its request again, signal checks included.
 func RunAttempts(st Step) (StepOutcome, error) {
 	for attempt := 1; ; attempt++ {
@@ -122,8 +122,9 @@ func (r *attemptResult) sources() []int64 {
 }
 
 // stream runs one attempt. Whatever the model throws becomes the attempt's
-// finish chunk at the adapter boundary (SPEC 2.5); a cancelled turn takes
-// the interrupted path instead and never logs that finish.
+// finish chunk at the adapter boundary
+// (docs/dsh.md#which-failures-recover); a cancelled turn takes the
+// interrupted path instead and never logs that finish.
 func (a *Agent) stream(req *Request, route *Route) (*attemptResult, error) {
 	res := &attemptResult{}
 	// An answer streams a handful of chunks: their seqs fit in the
@@ -168,8 +169,9 @@ func (a *Agent) stream(req *Request, route *Route) (*attemptResult, error) {
 		if res.finish.Failed() {
 			// The attempt had already failed when the cancel was seen:
 			// a failed attempt's chunks are never cited by a message
-			// (SPEC 2.4), so it ends like a cancel after the waterfall
-			// (SPEC 2.7), without an interrupted message.
+			// (docs/dsh.md#attempts), so it ends like a cancel after the
+			// waterfall (docs/dsh.md#after-the-waterfall), without an
+			// interrupted message.
 			return nil, errAborted
 		}
 		return nil, a.interrupt(req, res)

@@ -17,7 +17,7 @@ const (
 )
 
 // RequestError is the payload of the agent/request-error waterfall
-// (SPEC 2.6).
+// (docs/dsh.md#waterfall).
 type RequestError struct {
 	Agent    *Agent
 	Turn     int

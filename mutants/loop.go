@@ -11,8 +11,9 @@ import (
 // pieces.
 
 // throwBecomesRetry settles a thrown waterfall as a retry: "the listener
-// failed, so try the request again". SPEC 2.6–2.7: a thrown recovery
-// never produces an action; the turn ends with the thrown error.
+// failed, so try the request again". In DSH a thrown recovery never
+// produces an action; the turn ends with the thrown error
+// (docs/dsh.md#waterfall).
 func throwBecomesRetry(s loop.Settlement) (bool, error) {
 	if s.Threw != nil && !s.Signalled {
 		return true, nil // the bug
@@ -20,10 +21,11 @@ func throwBecomesRetry(s loop.Settlement) (bool, error) {
 	return loop.Settle(s)
 }
 
-// resendWithoutRecheck is the design note's race. Once the waterfall
-// answered retry, the request goes out again at once — the same target,
-// the surface as it is now — without a look at the turn signal: a cancel
-// that landed while a listener was deciding no longer stops the retry.
+// resendWithoutRecheck is the race of DSH's first design note
+// (docs/dsh.md#design-notes). Once the waterfall answered retry, the
+// request goes out again at once — the same target, the surface as it is
+// now — without a look at the turn signal: a cancel that landed while a
+// listener was deciding no longer stops the retry.
 // (Dropping only the re-check after the waterfall would be an equivalent
 // mutant here: Prepare checks the signal before every request, and so
 // does the turn's end.)

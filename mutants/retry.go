@@ -82,8 +82,8 @@ func (b *buggyRetry) handle(ev *loop.RequestError, next loop.Next) (loop.Action,
 	return loop.Retry, nil
 }
 
-// upOnlyDelay is SPEC 3.5's delay with a jitter that forgot to subtract
-// its ratio: 1 + 2jr instead of (1 - j) + 2jr.
+// upOnlyDelay is DSH's delay (docs/dsh.md#retry-delay) with a jitter that
+// forgot to subtract its ratio: 1 + 2jr instead of (1 - j) + 2jr.
 func upOnlyDelay(p *loop.RetryPolicy, n int, r float64) float64 {
 	exponential := math.Min(p.InitialDelayMs*math.Pow(2, float64(min(n-1, 1024))), p.MaxDelayMs)
 	return math.Min(exponential*(1+2*p.JitterRatio*r), p.MaxDelayMs)

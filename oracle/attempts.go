@@ -16,8 +16,9 @@ type attempt struct {
 	// interrupted: a cancel ended the attempt before any finish, and its
 	// interrupted message closed it.
 	interrupted bool
-	// closed: a message closed the attempt without a finish chunk: a
-	// stream that ends without one counts as stop (SPEC 1.4), or a cancel.
+	// closed: a message closed the attempt without a finish chunk: a stream
+	// that ends without one counts as stop (docs/dsh.md#events), or a
+	// cancel.
 	closed bool
 }
 

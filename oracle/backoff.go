@@ -130,8 +130,8 @@ func (b *backoff) done() []Violation {
 	return b.out
 }
 
-// delayBounds is what SPEC 3.5 allows for retry n over every random sample
-// in [0,1].
+// delayBounds is what DSH's delay formula (docs/dsh.md#retry-delay) allows
+// for retry n over every random sample in [0,1].
 func delayBounds(p keyPolicy, n int) (lo, hi float64) {
 	// float64(n)-1, not n-1, which wraps at the smallest int.
 	exponential := math.Min(p.initial*math.Pow(2, math.Min(float64(n)-1, 1024)), p.max)

@@ -2,8 +2,8 @@ package oracle
 
 import "github.com/turnsim/turnsim/loop/session"
 
-// budgetKey scopes a retry count (SPEC 3.4): a new step, another provider or
-// another policy starts again at 1.
+// budgetKey scopes a retry count (docs/dsh.md#retry-budget): a new step,
+// another provider or another policy starts again at 1.
 type budgetKey struct {
 	turn, step          int
 	provider, policyKey string

@@ -74,12 +74,12 @@ type Invariant struct {
 
 // Invariants are the invariants, in the order Check reports them.
 var Invariants = []Invariant{
-	{LogWellFormed, "seq, turn and step numbering and nesting, llm/retry placement and pairing, and compaction brackets follow SPEC 1.6 and 3.8, and every turn ends exactly once"},
+	{LogWellFormed, "seq, turn and step numbering and nesting, llm/retry placement and pairing, and compaction brackets follow DSH's rules (docs/dsh.md#nesting, docs/dsh.md#retry-events), and every turn ends exactly once"},
 	{RetryBudget, "llm/retry numbers run 1, 2, … per (turn, step, provider, policyKey) within maxRetries in normal mode, with one retryId per chain that no other chain reuses"},
 	{AttemptsWithinPolicy, "no listener answers retry more often in a step than its budget allows (llm-retry: the policy's maxRetries; compaction-basic: maxOverflowRetries; a plug-in: its MaxRetries), and a step makes at most one attempt more than their sum — counted at the model port and in the listeners' answers, whether or not anything was logged (run facts)"},
 	{RetryAfterHandledFailure, "every llm/retry, in-step compaction and further attempt follows an attempt of the same turn and step that failed (an error or aborted finish), and an llm/retry records that failure"},
 	{CancelledTurnNeverRetries, "after an interrupted assistant message or an aborted finish nothing more is attempted in the turn, and an interrupted turn ends aborted"},
-	{CancelTakesEffectAtOnce, "from a cancel or disposal that lands in an open turn to that turn's end no virtual time passes: every wait in a turn (stream, tool, backoff, summary, a listener's own) is on the turn signal, and SPEC allows none that outlasts it (2.8: tools and listeners receive the signal and cooperate with it; 3.7) (run facts)"},
+	{CancelTakesEffectAtOnce, "from a cancel or disposal that lands in an open turn to that turn's end no virtual time passes: every wait in a turn (stream, tool, backoff, summary, a listener's own) is on the turn signal, and DSH allows none that outlasts it: tools and listeners receive the signal and cooperate with it, and llm-retry's wait ends at once (docs/dsh.md#cancellation, docs/dsh.md#retry-cancellation) (run facts)"},
 	{FailedAttemptNotInHistory, "an assistant message cites only the chunks of its own attempt, never those of a failed attempt, and only a successful message's tool calls run"},
 	{ExhaustedTurnRendersError, "every error turn/end derives a turn-error node with its display-safe message and code, in the full log and in every tail window that contains it, beside its retry rows"},
 	{BackoffHonoured, "each llm/retry's delayMs is what its policy's formula allows (or the provider's Retry-After within the cap), and the retry starts exactly that long after it"},

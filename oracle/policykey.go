@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 )
 
-// keyPolicy is a retry policy as its policyKey spells it (SPEC 3.3):
-// ["normal",maxRetries,codes,initial,max,jitter] or
-// ["always",initial,max,jitter]. The oracle reads policies from the log,
+// keyPolicy is a retry policy as its policyKey spells it
+// (docs/dsh.md#policykey): ["normal",maxRetries,codes,initial,max,jitter]
+// or ["always",initial,max,jitter]. The oracle reads policies from the log,
 // never from a list of its own.
 type keyPolicy struct {
 	mode                string

@@ -23,7 +23,7 @@ var wrongViews = []struct {
 	log  string
 	view func([]session.Event) view.Nodes
 }{
-	{"the retired rule: a turn that retried hides its error (SPEC's second note)", "exhausted-server.jsonl",
+	{"the retired rule: a turn that retried hides its error (DSH's second design note retires it)", "exhausted-server.jsonl",
 		func(events []session.Event) view.Nodes {
 			n := view.Derive(events)
 			retried := map[int]bool{}

@@ -10,23 +10,22 @@ import (
 )
 
 // DisplaySafeFailure is the rendering invariant that no row shows an AUTH
-// failure's provider text, which may echo a key (SPEC 6.4: the UI shows
-// "API key is invalid" instead). It is held against DSH's rows only (read
-// off its Web UI, or drawn by its own renderers in Node): SPEC 9 records
-// that DSH's retry row shows the failure raw in its details, and
+// failure's provider text, which may echo a key (DSH shows "API key is
+// invalid" instead: docs/dsh.md#display-safe-message). It is held against
+// DSH's rows only (read off its Web UI, or drawn by its own renderers in
+// Node): DSH's retry row shows the failure raw in its details, and
 // turnsim's view reproduces that row as DSH draws it. It is not among
 // Invariants, which Check judges on a log.
 const DisplaySafeFailure ID = "display-safe-failure"
 
-// RenderViolations holds the oracle's rendering invariants against the
-// rows DSH draws for a log (SPEC 6, whatever rule it renders by): every
-// error turn shows a turn-error row with its display-safe message and
-// code, and beside it a retry row for each of its retry chains, whose
-// count is the chain's last attempt of its budget; and no row shows an
-// AUTH failure's provider text. A turn-error row is its turn/end's by its
-// seq where it carries one, else by what it reads (a page read in a
-// browser). drawer names what drew the rows, for the messages ("DSH's
-// Web UI").
+// RenderViolations holds the oracle's rendering invariants against the rows
+// DSH draws for a log (docs/dsh.md#web-view, whatever rule it renders by):
+// every error turn shows a turn-error row with its display-safe message and
+// code, and beside it a retry row for each of its retry chains, whose count
+// is the chain's last attempt of its budget; and no row shows an AUTH
+// failure's provider text. A turn-error row is its turn/end's by its seq
+// where it carries one, else by what it reads (a page read in a browser).
+// drawer names what drew the rows, for the messages ("DSH's Web UI").
 func RenderViolations(events []session.Event, rows []view.Row, drawer string) []Violation {
 	out := authShown(events, rows, drawer)
 	used := make([]bool, len(rows))

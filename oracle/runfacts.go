@@ -83,8 +83,9 @@ func checkTerminates(run *run, r *reporter) {
 // nothing more is attempted in that turn, even when a listener answered
 // retry afterwards, and the turn ends aborted with the cause of one of the
 // cancels that landed in it. Which one is first is not always the first
-// applied: a cancel clears the inbox before it aborts (SPEC 2.8), and a
-// cancel made inside that clearing's splice aborts first.
+// applied: a cancel clears the inbox before it aborts
+// (docs/dsh.md#cancellation), and a cancel made inside that clearing's
+// splice aborts first.
 func checkCancelledExact(run *run, r *reporter) {
 	events, facts, firstChunks := run.events, run.facts, run.firstChunks
 	type mark struct {

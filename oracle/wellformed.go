@@ -6,7 +6,7 @@ import (
 	"github.com/turnsim/turnsim/loop/session"
 )
 
-// maxDelayMs is the largest delay a timer takes (SPEC 3.8).
+// maxDelayMs is the largest delay a timer takes (docs/dsh.md#retry-delay).
 const maxDelayMs = 2_147_483_647
 
 type scheduledRetry struct {
@@ -27,8 +27,8 @@ type openCompaction struct {
 	hasSummary bool
 }
 
-// wellFormed follows the nesting of a log (SPEC 1.6, 3.8 and the compaction
-// companion).
+// wellFormed follows the nesting of a log (docs/dsh.md#nesting,
+// docs/dsh.md#retry-events).
 type wellFormed struct {
 	reporter
 	strict             bool
@@ -256,8 +256,8 @@ func (w *wellFormed) observe(e *session.Event) {
 }
 
 // applySurface follows the surface: a replacement must name a range of
-// nodes that exists, from its start to its end in surface order (SPEC 1.6:
-// the log itself enforces it).
+// nodes that exists, from its start to its end in surface order
+// (docs/dsh.md#nesting: the log itself enforces it).
 func (w *wellFormed) applySurface(e *session.Event) {
 	op := e.SurfaceOp
 	if op == nil {
@@ -283,8 +283,9 @@ func (w *wellFormed) applySurface(e *session.Event) {
 	w.surface = append(w.surface[:first], append([]int64{e.Seq}, w.surface[last+1:]...)...)
 }
 
-// checkRetryFields checks an llm/retry's placement and fields (SPEC 3.8);
-// numbering and chain identity are retry-budget's.
+// checkRetryFields checks an llm/retry's placement and fields
+// (docs/dsh.md#retry-events); numbering and chain identity are
+// retry-budget's.
 func (w *wellFormed) checkRetryFields(e *session.Event, p *session.LLMRetry) {
 	seq := []int64{e.Seq}
 	w.inOpenStep(e, p.Turn, p.Step)
@@ -335,7 +336,8 @@ func successor(n int) (int, bool) {
 	return n + 1, true
 }
 
-// failureProblem describes what makes an LlmFailure invalid (SPEC 5.1).
+// failureProblem describes what makes an LlmFailure invalid
+// (docs/dsh.md#llmfailure).
 func failureProblem(f *session.LlmFailure) string {
 	switch {
 	case f.Message == "" || f.Code == "":

@@ -130,11 +130,12 @@ func describe(res *sim.Result) string {
 	return b.String()
 }
 
-// checkDelays checks every llm/retry's delayMs against SPEC 3.5, computed
-// here from the spec's text, not from loop/retry: the provider's
-// Retry-After when within the cap, else the formula with the scenario's
-// next random sample. It also checks that the next attempt waited delayMs
-// of virtual time (log times are whole milliseconds).
+// checkDelays checks every llm/retry's delayMs against DSH's formula
+// (docs/dsh.md#retry-delay), computed here from that text, not from
+// loop/retry: the provider's Retry-After when within the cap, else the
+// formula with the scenario's next random sample. It also checks that the
+// next attempt waited delayMs of virtual time (log times are whole
+// milliseconds).
 func checkDelays(t *testing.T, s *sim.Scenario, events []session.Event) {
 	sample := 0
 	for i := range events {
@@ -152,7 +153,7 @@ func checkDelays(t *testing.T, s *sim.Scenario, events []session.Event) {
 			want = specDelay(p, r.Retry, random)
 		}
 		if r.DelayMs != want {
-			t.Errorf("seq %d: delayMs %v, SPEC 3.5 gives %v", events[i].Seq, r.DelayMs, want)
+			t.Errorf("seq %d: delayMs %v, DSH's delay formula gives %v", events[i].Seq, r.DelayMs, want)
 		}
 		for j := i + 1; j < len(events); j++ {
 			if st, ok := events[j].Data.(*session.LLMRetryStarted); ok && st.RetryID == r.RetryID && st.Retry == r.Retry {
@@ -165,9 +166,9 @@ func checkDelays(t *testing.T, s *sim.Scenario, events []session.Event) {
 	}
 }
 
-// specDelay is SPEC 3.5, transcribed: exponent = min(n−1, 1024);
-// exponential = min(initial × 2^exponent, max); jitter = (1 − ratio) +
-// (2 × ratio × r); delay = min(exponential × jitter, max).
+// specDelay is docs/dsh.md#retry-delay, transcribed: exponent =
+// min(n−1, 1024); exponential = min(initial × 2^exponent, max); jitter =
+// (1 − ratio) + (2 × ratio × r); delay = min(exponential × jitter, max).
 func specDelay(p *loop.RetryPolicy, n int, r float64) float64 {
 	exponent := math.Min(float64(n-1), 1024)
 	exponential := math.Min(float64(p.InitialDelayMs*math.Pow(2, exponent)), p.MaxDelayMs)
@@ -177,8 +178,8 @@ func specDelay(p *loop.RetryPolicy, n int, r float64) float64 {
 
 // TestListenerOrderIndependence: with DSH's default retryable codes (or in
 // always mode), llm-retry and compaction log the same events whichever is
-// registered first (SPEC 4.6). Checked on every scenario that has exactly
-// those two listeners.
+// registered first (docs/dsh.md#listener-order). Checked on every scenario
+// that has exactly those two listeners.
 func TestListenerOrderIndependence(t *testing.T) {
 	checked := 0
 	for _, file := range scenarioFiles(t) {

@@ -14,7 +14,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-DSH_VERSION=0.1.0-rc.8   # the DSH of SPEC.md's era (DSH-REAL.md)
+DSH_VERSION=0.1.0-rc.8   # the DSH release turnsim runs beside (docs/dsh.md#sources)
 NODE_VERSION=22.23.5     # DSH needs Node 22; the npm package ships the binary
 PNPM_VERSION=10.34.9     # npm cannot resolve DSH's dependencies; pnpm can
 cache="${DSH_CACHE:-$PWD/.cache/dsh}"

@@ -5,7 +5,7 @@
 // summaries list, in the vocabulary of 'simrun scenario'.
 //
 // Each failure code is produced by the HTTP behaviour that makes DSH's
-// DeepSeek adapter derive that same code (SPEC.md 5.3):
+// DeepSeek adapter derive that same code (docs/dsh.md#deepseek-adapter):
 //
 //	AUTH                      401 (or the scenario's 401/403)
 //	RATE_LIMIT                429, with retry-after in whole seconds

@@ -45,7 +45,7 @@ func post(t *testing.T, url string, header map[string]string) *http.Response {
 }
 
 // TestHTTPFailures: each code is the status (and detail) that DSH's
-// DeepSeek adapter maps back to it (SPEC 5.3).
+// DeepSeek adapter maps back to it (docs/dsh.md#deepseek-adapter).
 func TestHTTPFailures(t *testing.T) {
 	tests := []struct {
 		fail       string

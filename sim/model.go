@@ -129,10 +129,10 @@ func (s *scriptedStream) Next(ctx context.Context) (session.StreamChunk, error) 
 		if s.idleTimeoutMs > 0 {
 			idle = duration(s.idleTimeoutMs)
 			if s.i == 0 {
-				// The watchdog is per read (SPEC 5.3): a first read that
-				// never gets a byte has waited since the request, its
-				// latency included (DSH's adapter times it out idle after
-				// the request; found by --sut both).
+				// The watchdog is per read (docs/dsh.md#deepseek-adapter):
+				// a first read that never gets a byte has waited since the
+				// request, its latency included (DSH's adapter times it out
+				// idle after the request; found by --sut both).
 				idle = max(idle-duration(s.out.LatencyMs), 0)
 			}
 		}
@@ -178,9 +178,9 @@ func chunksOf(out *Outcome, request int) []session.StreamChunk {
 	}
 	switch {
 	case out.Text != nil && *out.Text == "":
-		// DSH's DeepSeek adapter turns a completion without content into
-		// an in-band failure (SPEC 2.4, 5.3): its usage, then an error
-		// finish (seen on 0.1.0-rc.8 for an empty content delta).
+		// DSH's DeepSeek adapter turns a completion without content into an
+		// in-band failure (docs/dsh.md#deepseek-adapter): its usage, then
+		// an error finish (seen on 0.1.0-rc.8 for an empty content delta).
 		return []session.StreamChunk{usage, {Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishError,
 			Failure: &session.LlmFailure{Code: "EMPTY_RESPONSE", Message: "model returned a completed response with no content"}}}}
 	case out.Text != nil:

@@ -35,9 +35,9 @@ type Listener struct {
 	// maxOverflowRetries) and place, and leaves these fields zero.
 	MaxRetries int
 	// Codes are the failure codes it acts on (SERVER, RATE_LIMIT, …: the
-	// codes of SPEC 5), for the seeded swarm to aim at: runs of one of
-	// them longer than its budget, in one step. Empty: the swarm draws
-	// from every code a provider fails with.
+	// codes of docs/dsh.md#codes), for the seeded swarm to aim at: runs of
+	// one of them longer than its budget, in one step. Empty: the swarm
+	// draws from every code a provider fails with.
 	Codes []string
 }
 

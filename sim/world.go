@@ -379,7 +379,8 @@ func (w *World) place(what string, t Trigger, apply func()) {
 // observe is the choice point after every append: count the event, apply
 // the actions placed after it, enforce the bound. A compaction summary and
 // its checkpoint, and a prune and its replacing result, are one commit in
-// DSH (SPEC 4.4): actions placed after the first wait for the second.
+// DSH (docs/dsh.md#overflow-compaction): actions placed after the first
+// wait for the second.
 func (w *World) observe(e *session.Event) {
 	w.facts.TimeNs = append(w.facts.TimeNs, int64(w.clock.Elapsed()))
 	if int(e.Seq)+1 > w.scenario.MaxEvents {
@@ -430,7 +431,7 @@ func (w *World) drain(k int) {
 	}
 }
 
-// yield is an await of the loop's (SPEC 2.3: the system prompt's
+// yield is an await of the loop's (docs/dsh.md#turns: the system prompt's
 // assembly after a step's claim): what is due after an event and waits
 // behind an action still running lands now. In DSH an input whose send
 // starts the driver returns to its caller at the driver's first await,

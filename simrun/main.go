@@ -41,7 +41,7 @@ import (
 	"runtime/debug"
 )
 
-// Exit statuses (DESIGN.md "Outputs").
+// Exit statuses (docs/running.md#exit-codes).
 const (
 	exitClean     = 0
 	exitViolation = 1

@@ -61,8 +61,9 @@ func TestScenarioBadFiles(t *testing.T) {
 	}
 }
 
-// TestScenarioTrace: the exhaustion case of SPEC 6.3 prints its timeline,
-// writes a log that 'simrun check --view' accepts, and renders its nodes.
+// TestScenarioTrace: spec63-exhausted-server, a turn that exhausts its
+// retries (docs/dsh.md#retry-row), prints its timeline, writes a log that
+// 'simrun check --view' accepts, and renders its nodes.
 func TestScenarioTrace(t *testing.T) {
 	trace := filepath.Join(t.TempDir(), "exhausted.jsonl")
 	status, out, errOut := simrun("scenario", "--view", "--trace", trace, filepath.Join("..", "scenarios", "spec63-exhausted-server.json"))

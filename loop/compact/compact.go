@@ -87,7 +87,7 @@ func (c *Compactor) Remove() { c.remove() }
 // Count is the current counter.
 func (c *Compactor) Count() int { return c.count }
 
-// Handle is the overflow listener (SPEC 4.2).
+// Handle is the overflow listener (docs/dsh.md#overflow-listener).
 func (c *Compactor) Handle(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
 	if ev.Failure.Code != CodeOverflow || ev.Signal.Err() != nil {
 		return next()
@@ -141,8 +141,8 @@ func routedTarget(log *session.Log) (loop.Target, bool) {
 // errBusy: another compaction is open.
 var errBusy = errors.New("compaction busy: another compaction is in progress")
 
-// compact runs the overflow compaction (SPEC 4.4): prune, select the range,
-// then one region transaction.
+// compact runs the overflow compaction (docs/dsh.md#overflow-compaction):
+// prune, select the range, then one region transaction.
 func (c *Compactor) compact(ev *loop.RequestError, target loop.Target) error {
 	a := ev.Agent
 	if c.cfg.Pruner != nil {

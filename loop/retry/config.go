@@ -10,7 +10,7 @@ import (
 	"github.com/turnsim/turnsim/loop"
 )
 
-// Defaults of a normal policy (SPEC 3.1).
+// Defaults of a normal policy (docs/dsh.md#retry-config).
 var (
 	DefaultMaxRetries     = 5
 	DefaultRetryableCodes = []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT"}
@@ -165,7 +165,8 @@ func safeInteger(v json.RawMessage) (int64, error) {
 }
 
 // ParseExecutorConfig checks the llm-retry plugin's own configuration,
-// which has no keys: policies belong to each provider route (SPEC 3.1).
+// which has no keys: policies belong to each provider route
+// (docs/dsh.md#retry-config).
 func ParseExecutorConfig(raw json.RawMessage) error {
 	fields, err := objectKeys(raw, "")
 	if err != nil {

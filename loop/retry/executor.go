@@ -55,7 +55,7 @@ func (x *Executor) Dispose() {
 	}
 }
 
-// Handle is the listener (SPEC 3.2).
+// Handle is the listener (docs/dsh.md#retry-listener).
 func (x *Executor) Handle(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
 	if x.disposed {
 		return loop.NoAction, nil

@@ -8,8 +8,8 @@ import (
 	"github.com/turnsim/turnsim/loop/session"
 )
 
-// Key is the policy's policyKey (SPEC 3.3): a compact JSON array with JS
-// number formatting, codes sorted by code unit:
+// Key is the policy's policyKey (docs/dsh.md#policykey): a compact JSON
+// array with JS number formatting, codes sorted by code unit:
 //
 //	["normal",maxRetries,codes,initialDelayMs,maxDelayMs,jitterRatio]
 //	["always",initialDelayMs,maxDelayMs,jitterRatio]
@@ -30,9 +30,9 @@ func Key(p *loop.RetryPolicy) string {
 }
 
 // Delay is the local backoff delay of retry number n with random sample r
-// in [0,1] (SPEC 3.5), in DSH's order of IEEE operations. Each product is
-// rounded explicitly (float64 conversions) so that no platform fuses a
-// multiply-add.
+// in [0,1] (docs/dsh.md#retry-delay), in DSH's order of IEEE operations.
+// Each product is rounded explicitly (float64 conversions) so that no
+// platform fuses a multiply-add.
 func Delay(p *loop.RetryPolicy, n int, r float64) float64 {
 	exponent := float64(min(n-1, 1024))
 	exponential := math.Min(float64(p.InitialDelayMs*math.Pow(2, exponent)), p.MaxDelayMs)

@@ -16,7 +16,7 @@ func policy(initial, max, jitter float64) *loop.RetryPolicy {
 	return &loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: 5, InitialDelayMs: initial, MaxDelayMs: max, JitterRatio: jitter}
 }
 
-// TestDelay: SPEC 3.9's numeric examples from DSH's tests.
+// TestDelay: the figures of DSH's tests (docs/dsh.md#retry-delay).
 func TestDelay(t *testing.T) {
 	tests := []struct {
 		why  string
@@ -42,7 +42,7 @@ func TestDelay(t *testing.T) {
 	}
 }
 
-// TestKey: SPEC 3.3's examples.
+// TestKey: the examples of DSH's tests (docs/dsh.md#policykey).
 func TestKey(t *testing.T) {
 	tests := []struct{ config, want string }{
 		{`{}`, `["normal",5,["EMPTY_RESPONSE","RATE_LIMIT","SERVER","TIMEOUT","TRANSPORT"],500,10000,0.1]`},

@@ -45,8 +45,8 @@ func Validate(p *loop.RetryPolicy) error {
 	return err
 }
 
-// PolicyJSON is a policy in DSH's RetryPolicyConfig shape (SPEC 3.1), for
-// encoding/json.
+// PolicyJSON is a policy in DSH's RetryPolicyConfig shape
+// (docs/dsh.md#retry-config), for encoding/json.
 func PolicyJSON(p *loop.RetryPolicy) map[string]any {
 	return map[string]any{"mode": p.Mode, "maxRetries": p.MaxRetries, "retryableCodes": p.RetryableCodes,
 		"backoff": map[string]float64{"initialDelayMs": p.InitialDelayMs, "maxDelayMs": p.MaxDelayMs, "jitterRatio": p.JitterRatio}}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// Stream chunk types (SPEC 1.4).
+// Stream chunk types (docs/dsh.md#events).
 const (
 	ChunkBlockStart     = "block-start"
 	ChunkTextDelta      = "text-delta"

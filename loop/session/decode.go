@@ -215,7 +215,8 @@ func (r *Reader) position(typ string, seq, t *int64) (int64, int64, error) {
 		return 0, 0, seqError(typ, *seq, r.nextSeq)
 	}
 	if *t < 0 {
-		// A time may go backwards (SPEC 1.1), never before the epoch.
+		// A time may go backwards (docs/dsh.md#log-file), never before the
+		// epoch.
 		return 0, 0, fmt.Errorf("%s: time %d is negative (epoch milliseconds)", typ, *t)
 	}
 	return *seq, *t, nil
@@ -263,8 +264,9 @@ func (r *Reader) decodePacked(typ string, env *envelope) ([]Event, error) {
 	for i := range events {
 		switch {
 		case r.layout == layoutImplied:
-			// Implied seq and time: every time is 0 (SPEC 1.2), even where
-			// a fixture kept a row's dt without its time0.
+			// Implied seq and time: every time is 0
+			// (docs/dsh.md#fixture-layout), even where a fixture kept a
+			// row's dt without its time0.
 			events[i].Time = 0
 		case events[i].Time < 0:
 			// dt may be negative (time may go backwards), the times it

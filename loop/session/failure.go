@@ -1,9 +1,9 @@
 package session
 
-// LlmFailure is DSH's failure record (SPEC 5.1): a non-empty message and
-// code, and optionally the HTTP status, the provider's Retry-After in
-// milliseconds and the provider's request id. The code set is open: any
-// non-empty string is a code.
+// LlmFailure is DSH's failure record (docs/dsh.md#llmfailure): a non-empty
+// message and code, and optionally the HTTP status, the provider's
+// Retry-After in milliseconds and the provider's request id. The code set
+// is open: any non-empty string is a code.
 type LlmFailure struct {
 	Message              string   `json:"message"`
 	Code                 string   `json:"code"`
@@ -33,8 +33,8 @@ const (
 	CauseLegacy   = "legacy"
 )
 
-// TurnEndReason is the reason of a turn/end (SPEC 1.5). Cause is set for
-// kind aborted, Error for kind error.
+// TurnEndReason is the reason of a turn/end (docs/dsh.md#turn-end-reasons).
+// Cause is set for kind aborted, Error for kind error.
 type TurnEndReason struct {
 	Kind  string      `json:"kind"`
 	Cause *Cause      `json:"reason,omitempty"`

@@ -9,14 +9,15 @@ import (
 	"github.com/turnsim/turnsim/internal/strictjson"
 )
 
-// Format versions. turnsim reads v0 and v1 and writes v1 (SPEC 11).
+// Format versions. turnsim reads v0 and v1 and writes v1
+// (docs/dsh.md#log-versions).
 const (
 	Version0       = 0
 	Version1       = 1
 	CurrentVersion = Version1
 )
 
-// Header is the first line of a log (SPEC 1.1).
+// Header is the first line of a log (docs/dsh.md#log-file).
 type Header struct {
 	Version         int
 	ID              string
@@ -37,7 +38,7 @@ type Field struct {
 	Value json.RawMessage
 }
 
-// retiredHeaderFields are refused by DSH's reader (SPEC 1.1).
+// retiredHeaderFields are refused by DSH's reader (docs/dsh.md#log-file).
 var retiredHeaderFields = map[string]bool{"sandboxMode": true, "approvalPolicy": true}
 
 // parseHeader reads a header line. A header without a version is v0: DSH's
@@ -140,7 +141,8 @@ func headerField(f Field, dst any) error {
 }
 
 // WriteLine writes the header line for the given version, optional fields
-// omitted when absent and delegationDepth always written (SPEC 1.1).
+// omitted when absent and delegationDepth always written
+// (docs/dsh.md#log-file).
 func (h *Header) WriteLine(buf *bytes.Buffer, version int) error {
 	fields := []Field{
 		{"type", json.RawMessage(`"session"`)},

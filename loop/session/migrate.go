@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// The v0→v1 edge (SPEC 11): a v0 event is rewritten in memory by these
-// bounded normalizations and no others. Every field an edit does not touch
-// keeps its position and bytes.
+// The v0→v1 edge (docs/dsh.md#log-versions): a v0 event is rewritten in
+// memory by these bounded normalizations and no others. Every field an edit
+// does not touch keeps its position and bytes.
 
 // refusedV0Types are retired shapes that are refused, never dropped.
 var refusedV0Types = map[string]string{

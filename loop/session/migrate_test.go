@@ -9,7 +9,8 @@ import (
 	"github.com/turnsim/turnsim/loop/session"
 )
 
-// TestV0ToV1Edge: each normalization of SPEC 11, and only those.
+// TestV0ToV1Edge: each normalization of the edge
+// (docs/dsh.md#log-versions), and only those.
 func TestV0ToV1Edge(t *testing.T) {
 	const header = `{"type":"session","version":0,"id":"sess","createdAt":0}` + "\n"
 	const start = `{"type":"turn/start","data":{"turn":1}}` + "\n"

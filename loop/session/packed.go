@@ -9,7 +9,8 @@ import (
 )
 
 // Packed chunk row types: a storage encoding of ≥3 consecutive
-// assistant/chunk deltas of one block (SPEC 1.3), never an event.
+// assistant/chunk deltas of one block (docs/dsh.md#packed-rows), never an
+// event.
 const (
 	rowTextChunks      = "text-chunks"
 	rowReasoningChunks = "reasoning-chunks"

@@ -2,8 +2,8 @@ package session
 
 import "encoding/json"
 
-// Payload is the data of one event. Each event type SPEC 1.4 names has a Go
-// type; every other type is carried by [Opaque].
+// Payload is the data of one event. Each event type of docs/dsh.md#events
+// has a Go type; every other type is carried by [Opaque].
 type Payload interface {
 	// EventType is the event's "type" field.
 	EventType() string
@@ -176,8 +176,8 @@ type RequestContext struct {
 	ContextWindow *int   `json:"contextWindow,omitempty"`
 }
 
-// LLMRetry is llm-retry's scheduling record (SPEC 3.6), appended before the
-// backoff wait. MaxRetries is absent in always mode.
+// LLMRetry is llm-retry's scheduling record (docs/dsh.md#retry-events),
+// appended before the backoff wait. MaxRetries is absent in always mode.
 type LLMRetry struct {
 	RetryID    string     `json:"retryId"`
 	Turn       int        `json:"turn"`

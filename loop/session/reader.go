@@ -22,8 +22,8 @@ import (
 type ReadOptions struct {
 	// Name is the file name used in errors.
 	Name string
-	// Repair closes a turn left open at the end of the log with SPEC 1.7's
-	// synthetic closers, as DSH's loader does.
+	// Repair closes a turn left open at the end of the log with the
+	// synthetic closers DSH's loader adds (docs/dsh.md#crash-repair).
 	Repair bool
 }
 
@@ -140,7 +140,7 @@ func (r *Reader) Header() Header { return r.header }
 func (r *Reader) Line() int { return r.line }
 
 // TornTailLine is the number of a final line without newline that was
-// ignored (SPEC 1.1), or 0.
+// ignored (docs/dsh.md#log-file), or 0.
 func (r *Reader) TornTailLine() int { return r.tornTailLine }
 
 // fail is an input error on line. A message quotes the input (an event

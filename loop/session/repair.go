@@ -6,8 +6,9 @@ import (
 	"fmt"
 )
 
-// Crash repair (SPEC 1.7): a log that ends inside an open turn gets
-// synthetic closers, seqs continuing the log and the last event's time.
+// Crash repair (docs/dsh.md#crash-repair): a log that ends inside an open
+// turn gets synthetic closers, seqs continuing the log and the last event's
+// time.
 
 // Tool error codes of repaired results.
 const (

@@ -1,6 +1,6 @@
 // Package view derives DSH's Web conversation nodes for request recovery
-// (SPEC.md section 6): a turn-error node for every turn that ended with an
-// error, and a model-retry node for every llm-retry chain.
+// (docs/dsh.md#web-view): a turn-error node for every turn that ended with
+// an error, and a model-retry node for every llm-retry chain.
 //
 // [Derive] is a pure function of the events it is given. Given a tail window
 // (a suffix of a log), it derives what DSH's Web view shows for that window:

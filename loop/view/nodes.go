@@ -65,8 +65,8 @@ type ModelRetry struct {
 func (n ModelRetry) Current() RetryAttempt { return n.Attempts[len(n.Attempts)-1] }
 
 // Label is the English row label "{label} ({retry}/{maximum}) · {seconds}s"
-// (SPEC 6.3). A live countdown starts from the full delay, so an active row
-// shows the same seconds as a settled one.
+// (docs/dsh.md#retry-row). A live countdown starts from the full delay, so
+// an active row shows the same seconds as a settled one.
 func (n ModelRetry) Label() string {
 	cur := n.Current()
 	var label string
@@ -86,7 +86,8 @@ func (n ModelRetry) Label() string {
 }
 
 // Details are the expandable lines of the row. The failure message is shown
-// raw, as DSH does (SPEC 9 notes this display-safety gap).
+// raw, as DSH does (a display-safety gap:
+// docs/dsh.md#display-safe-message).
 func (n ModelRetry) Details() []string {
 	cur := n.Current()
 	return []string{

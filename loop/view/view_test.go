@@ -33,7 +33,7 @@ func example(name string) string {
 func intp(n int) *int { return &n }
 
 // TestExhaustedChain: a turn that exhausts a two-retry SERVER chain derives
-// the retry row and the turn-error node beside it (SPEC 6.1–6.3).
+// the retry row and the turn-error node beside it (docs/dsh.md#web-view).
 func TestExhaustedChain(t *testing.T) {
 	events := readLog(t, example("exhausted-server.jsonl"))
 	got := view.Derive(events)
@@ -60,7 +60,8 @@ func TestExhaustedChain(t *testing.T) {
 
 // TestExhaustedChainTailWindows: every tail window that contains the
 // turn/end derives the same turn-error node; a window that starts after the
-// chain's first llm/retry derives no retry row (SPEC fact 38).
+// chain's first llm/retry derives no retry row (fact 38 of
+// docs/dsh.md#test-facts).
 func TestExhaustedChainTailWindows(t *testing.T) {
 	events := readLog(t, example("exhausted-server.jsonl"))
 	full := view.Derive(events).TurnErrors[0]
@@ -222,7 +223,7 @@ func TestV0NewTurnRetries(t *testing.T) {
 // TestHiddenByRetry: under DSH 0.1.0-rc.8's released rule an error turn
 // that owns a retry record shows no turn-error node, in the whole log and
 // in a tail window holding only its llm/retry-started; a turn without one
-// shows its node as under SPEC's rule.
+// shows its node as under DSH's later rule (docs/dsh.md#turn-error-node).
 func TestHiddenByRetry(t *testing.T) {
 	log := `{"type":"session","version":1,"id":"x","createdAt":0,"delegationDepth":0}
 {"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}
@@ -254,7 +255,7 @@ func TestHiddenByRetry(t *testing.T) {
 		o      view.Options
 		want   []int
 	}{
-		{"SPEC's rule: every error turn", events, view.Options{}, []int{1, 2}},
+		{"DSH's later rule: every error turn", events, view.Options{}, []int{1, 2}},
 		{"rc.8's rule: the retried turn hides its error", events, rc8, []int{2}},
 		{"rc.8's rule in a tail window with only llm/retry-started", events[4:], rc8, []int{2}},
 		{"rc.8's rule in a tail window after the retry records", events[5:], rc8, []int{1, 2}},
