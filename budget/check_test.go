@@ -41,7 +41,7 @@ func TestCheckReportsAnAuthorsBug(t *testing.T) {
 		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) { return loop.Retry, nil }
 	}}
 	// As long an outage as the duration limit allows: permanent, for a turn.
-	cfg := Config{Policy: retry.DefaultPolicy(), Env: &Environment{Outages: []Outage{{FromMs: 0, ForMs: limits.Current.DurationMs, Code: "SERVER"}}},
+	cfg := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: &Environment{Outages: []Outage{{FromMs: 0, ForMs: limits.Current.DurationMs, Code: "SERVER"}}},
 		Listeners: []sim.Listener{always}}
 	var tb recordingTB
 	r := cfg.Check(&tb, 1, 3, Violations.Below(1))
@@ -76,8 +76,8 @@ func TestCheckPassesACorrectListener(t *testing.T) {
 	}}
 	env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 0.5}}}
 	var tb recordingTB
-	with := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{passOn}}.Check(&tb, 1, 300, Exhaustion.Below(0.1))
-	without := mustRun(t, Config{Policy: retry.DefaultPolicy(), Env: env}, 1, 300)
+	with := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env, Listeners: []sim.Listener{passOn}}.Check(&tb, 1, 300, Exhaustion.Below(0.1))
+	without := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env}, 1, 300)
 	if len(tb.errors) > 0 || with.Exhausted != without.Exhausted || with.Completed != without.Completed {
 		t.Errorf("errors %v; with the listener %+v, without %+v", tb.errors, with, without)
 	}
@@ -100,12 +100,12 @@ func ExampleConfig_Run() {
 			return next()
 		}
 	}}
-	without, err := Config{Policy: retry.DefaultPolicy(), Env: env}.Run(context.Background(), 1, 1000)
+	without, err := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env}.Run(context.Background(), 1, 1000)
 	if err != nil {
 		fmt.Println(err) // a policy, environment or listener that a file could not give
 		return
 	}
-	with, err := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{once}}.Run(context.Background(), 1, 1000)
+	with, err := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env, Listeners: []sim.Listener{once}}.Run(context.Background(), 1, 1000)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -126,7 +126,7 @@ func TestCheckNamesATimedTurn(t *testing.T) {
 		return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) { return loop.Retry, nil }
 	}}
 	env := &Environment{HorizonMs: 600e3, Arrivals: &Arrivals{PerMinute: 2}, Outages: []Outage{{FromMs: 300e3, ForMs: 240e3, Code: "SERVER"}}}
-	cfg := Config{Policy: retry.DefaultPolicy(), Env: env, Listeners: []sim.Listener{always}}
+	cfg := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env, Listeners: []sim.Listener{always}}
 	var tb recordingTB
 	r := cfg.Check(&tb, 1, 0)
 	// The first five violating turns one by one, then a count.
@@ -185,7 +185,7 @@ func TestAListenerThatBlocksEndsTheRun(t *testing.T) {
 		{"over a horizon", horizon, `turn 0 (seed 0x1): listener "waits" blocked outside virtual time`},
 	} {
 		t.Run(tt.why, func(t *testing.T) {
-			cfg := Config{Policy: retry.DefaultPolicy(), Env: tt.env, Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}
+			cfg := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: tt.env, Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}
 			r, err := cfg.Run(t.Context(), 1, 100)
 			var blocked *BlockedError
 			if !errors.As(err, &blocked) || !strings.HasPrefix(err.Error(), tt.want) || blocked.Listener != "waits" || blocked.Turn != 0 || blocked.Seed != 1 {
@@ -201,7 +201,7 @@ func TestAListenerThatBlocksEndsTheRun(t *testing.T) {
 			}
 		})
 	}
-	if _, err := (Config{Policy: retry.DefaultPolicy(), Env: perTurn, Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}).Turn(7); err == nil ||
+	if _, err := (Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: perTurn, Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}).Turn(7); err == nil ||
 		!strings.HasPrefix(err.Error(), `turn seed 0x7: listener "waits" blocked`) {
 		t.Errorf("Turn: %v", err)
 	}
@@ -212,7 +212,7 @@ func TestAListenerThatBlocksEndsTheRun(t *testing.T) {
 // text; the bounds beside it are checked still.
 func TestCheckNamesWhatIsNoBound(t *testing.T) {
 	var tb recordingTB
-	Config{Policy: retry.DefaultPolicy()}.Check(&tb, 1, 10, Figure("exhaustion_high").Below(0.1), Exhaustion.Above(0.5))
+	Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}}.Check(&tb, 1, 10, Figure("exhaustion_high").Below(0.1), Exhaustion.Above(0.5))
 	want := []string{
 		`bound "exhaustion_high<0.1": unknown figure "exhaustion_high" (known: aborted, amplification, exhausted_share, exhaustion, exhaustion_hi, failed_at_once_share, max_recovery_ms, p50_recovery_ms, p90_recovery_ms, p99_recovery_ms, violations)`,
 		`bound exhaustion>0.5 fails: exhaustion = 0 over 10 turns from seed 0x1`,

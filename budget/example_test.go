@@ -7,6 +7,7 @@ import (
 	"github.com/turnsim/turnsim/budget"
 	"github.com/turnsim/turnsim/budget/report"
 	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/sim"
 )
 
 // ExampleConfig_Run_horizon: two hours of traffic at 10 turns a minute
@@ -15,7 +16,7 @@ import (
 func ExampleConfig_Run_horizon() {
 	env := &budget.Environment{HorizonMs: 2 * 3600e3, Arrivals: &budget.Arrivals{PerMinute: 10},
 		Incidents: []budget.IncidentKind{{PerHour: 2, ForMs: &budget.Distribution{Uniform: &[2]float64{20000, 40000}}, Code: "SERVER", Status: 503}}}
-	r, err := budget.Config{Policy: retry.DefaultPolicy(), Env: env}.Run(context.Background(), 1, 0) // runs: the horizon's arrivals
+	r, err := budget.Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env}.Run(context.Background(), 1, 0) // runs: the horizon's arrivals
 	if err != nil {
 		fmt.Println(err)
 		return

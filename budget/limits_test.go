@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnsim/turnsim/internal/limits"
 	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/sim"
 )
 
 // withLimits sets limits.Current for the test, as a command's flags do.
@@ -193,7 +194,7 @@ func TestWorkloadResultsBoundedInTotal(t *testing.T) {
 func TestScriptedAttemptsBounded(t *testing.T) {
 	p := retry.DefaultPolicy()
 	p.MaxRetries = 1<<53 - 1
-	c := Config{Policy: p, Env: &Environment{Failures: []Failure{{Code: "SERVER", P: 1}}}}
+	c := Config{Recovery: sim.Recovery{RetryPolicy: p}, Env: &Environment{Failures: []Failure{{Code: "SERVER", P: 1}}}}
 	want := fmt.Sprintf("policy: maxRetries: 9007199254740991 is more retries than a turn can make within its bound of 500000 events (16 an attempt): at most %d", maxBudgetRetries)
 	if diff := cmp.Diff(want, errText(c.Validate())); diff != "" {
 		t.Errorf("Validate (-want +got):\n%s", diff)

@@ -22,7 +22,7 @@ var bundleKeys = []string{"retryPolicy", "compaction", "listenerOrder"}
 // default RetryPolicyConfig.
 func LoadPolicy(path string) (Config, error) {
 	if path == "default" {
-		return Config{Policy: retry.DefaultPolicy()}, nil
+		return Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}}, nil
 	}
 	raw, err := inputfile.Read(path)
 	if err != nil {
@@ -55,13 +55,13 @@ func ParsePolicy(raw []byte) (Config, error) {
 		if err != nil {
 			return Config{}, err
 		}
-		return Config{Policy: s.RetryPolicy, Compaction: s.Compaction, Order: s.ListenerOrder}, nil
+		return Config{Recovery: sim.Recovery{RetryPolicy: s.RetryPolicy, Compaction: s.Compaction, ListenerOrder: s.ListenerOrder}}, nil
 	}
 	p, err := retry.ParsePolicy(raw)
 	if err != nil {
 		return Config{}, err
 	}
-	return Config{Policy: p}, nil
+	return Config{Recovery: sim.Recovery{RetryPolicy: p}}, nil
 }
 
 // IsBundle reports whether a policy file is a bundle (it sets any of

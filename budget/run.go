@@ -9,7 +9,6 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/loop"
-	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -125,14 +124,12 @@ func (t Turn) blockedError(ofRun bool) error {
 // the environment, and request-error listeners of the policy author's own
 // beside llm-retry.
 type Config struct {
-	Policy *loop.RetryPolicy
-	// Compaction, when set, installs compaction-basic with these settings;
-	// Order is then the listener order of llm-retry ("retry") and
-	// compaction-basic ("compaction"), outermost first (default: retry
-	// first).
-	Compaction *compact.Config
-	Order      []string
-	Env        *Environment
+	// Recovery is the route's: its retry policy (nil: none); compaction-
+	// basic's settings, when it is installed; and then the order of
+	// llm-retry ("retry") and compaction-basic ("compaction"), outermost
+	// first (default: retry first).
+	sim.Recovery
+	Env *Environment
 	// Listeners are plugged in beside the built-ins: an Outermost one
 	// before them, any other after them (a budget is measured in one
 	// fixed order; the seeded swarm is where places are drawn).
@@ -146,15 +143,6 @@ type Config struct {
 	// dshloop.System runs them on DSH's own loop). A turn it cannot be
 	// asked stops the run with an error naming what it refused.
 	System sim.System
-}
-
-// ListenerOrder is the order of llm-retry and compaction-basic, outermost
-// first, when Compaction installs it: Order, or retry first.
-func (c Config) ListenerOrder() []string {
-	if len(c.Order) > 0 {
-		return c.Order
-	}
-	return []string{sim.ListenerRetry, sim.ListenerCompaction}
 }
 
 // Turn runs turn seed under the configuration, checked by the oracle.
@@ -240,7 +228,7 @@ func (c Config) runTurn(seed uint64, outages []sim.Outage) (Turn, *sim.Result) {
 			}
 		}
 	}
-	t.Why = whyFailed(c.Policy, t.End, retries, last)
+	t.Why = whyFailed(c.RetryPolicy, t.End, retries, last)
 	return t, res
 }
 
@@ -285,7 +273,7 @@ func whyFailed(p *loop.RetryPolicy, end string, retries int, last *session.LlmFa
 // and jitter from another, so the same seed meets the same failures
 // whatever the policy: policies compare on equal terms.
 func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Options) {
-	p, env := c.Policy, c.Env
+	p, env := c.RetryPolicy, c.Env
 	if env == nil {
 		env = &Environment{}
 	}
@@ -295,7 +283,7 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 		attempts = p.MaxRetries + 1
 	}
 	s := &sim.Scenario{Name: fmt.Sprintf("budget-%#x", seed), Provider: "mock", Model: "mock-model", ContextWindow: 128000,
-		RetryPolicy: p, ListenerOrder: []string{sim.ListenerRetry}, Seed: &seed, StreamIdleTimeoutMs: 300000,
+		Recovery: sim.Recovery{RetryPolicy: p, ListenerOrder: []string{sim.ListenerRetry}}, Seed: &seed, StreamIdleTimeoutMs: 300000,
 		MaxEvents: 10000, Inputs: []sim.Input{{Kind: "send", Text: "hello", Trigger: sim.Trigger{Nth: 1}}}}
 	// Each step's attempts draw, in this order: the burst state's step,
 	// the failure, its Retry-After, the latency; failures until one
@@ -359,7 +347,7 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 	}
 	if c.Compaction != nil {
 		s.Compaction = c.Compaction
-		s.ListenerOrder = c.ListenerOrder()
+		s.ListenerOrder = c.Order()
 	}
 	s.Outages = outages
 	s.MaxEvents = eventBound(p, outages, len(s.Requests), steps)
@@ -367,7 +355,7 @@ func (c Config) world(seed uint64, outages []sim.Outage) (*sim.Scenario, sim.Opt
 	if len(c.Listeners) > 0 {
 		base := []string{sim.ListenerRetry}
 		if c.Compaction != nil {
-			base = c.ListenerOrder()
+			base = c.Order()
 		}
 		s.ListenerOrder = sim.Order(base, c.Listeners, sim.Innermost)
 	}
@@ -573,7 +561,7 @@ func (a *tally) report(c Config) Report {
 	if len(rec) > 0 {
 		r.RecoveryMax = rec[len(rec)-1]
 	}
-	r.BoundLo, r.BoundHi, _ = RecoveryBounds(c.Policy)
+	r.BoundLo, r.BoundHi, _ = RecoveryBounds(c.RetryPolicy)
 	steps := 1
 	if c.Env != nil && c.Env.Workload != nil {
 		steps += c.Env.Workload.ToolSteps

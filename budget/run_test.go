@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/sim"
 )
 
 // mustRun is c.Run for a configuration the test builds valid.
@@ -48,7 +49,7 @@ func TestExhaustionMatchesTheAnalytic(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("p=%v n=%d", tt.p, tt.n), func(t *testing.T) {
 			env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: tt.p}}}
-			r := mustRun(t, Config{Policy: normal(tt.n), Env: env}, 1, tt.runs)
+			r := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: normal(tt.n)}, Env: env}, 1, tt.runs)
 			want := math.Pow(tt.p, float64(tt.n+1))
 			if want < r.ExhaustionLo || want > r.ExhaustionHi {
 				t.Errorf("exhaustion %.4f in [%.4f, %.4f] does not contain p^(n+1) = %.4f", r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi, want)
@@ -72,17 +73,17 @@ func TestOutagesAgainstTheDefaultPolicy(t *testing.T) {
 	outage := func(ms float64) *Environment {
 		return &Environment{Outages: []Outage{{FromMs: 0, ForMs: ms, Code: "SERVER", Status: 503}}}
 	}
-	permanent := mustRun(t, Config{Policy: p, Env: outage(1e9)}, 1, 200)
+	permanent := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: p}, Env: outage(1e9)}, 1, 200)
 	if permanent.Exhausted != 200 {
 		t.Errorf("a permanent outage exhausted %d of 200 turns", permanent.Exhausted)
 	}
 	if permanent.RecoveryMax > 17050 || permanent.RecoveryP50 < 13950 {
 		t.Errorf("recovery p50 %v, max %v, outside [13950, 17050]", permanent.RecoveryP50, permanent.RecoveryMax)
 	}
-	if long := mustRun(t, Config{Policy: p, Env: outage(17051)}, 1, 200); long.Exhausted != 200 {
+	if long := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: p}, Env: outage(17051)}, 1, 200); long.Exhausted != 200 {
 		t.Errorf("an outage of 17,051 ms exhausted %d of 200 turns, want all", long.Exhausted)
 	}
-	if short := mustRun(t, Config{Policy: p, Env: outage(13949)}, 1, 200); short.Completed != 200 {
+	if short := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: p}, Env: outage(13949)}, 1, 200); short.Completed != 200 {
 		t.Errorf("an outage of 13,949 ms completed %d of 200 turns, want all", short.Completed)
 	}
 }
@@ -116,7 +117,7 @@ func TestBurstsMatchTheAnalytic(t *testing.T) {
 	env := &Environment{Bursts: &Bursts{PGoodToBad: 0.3, PBadToGood: 0.4,
 		Failures: []Failure{{Code: "SERVER", Status: 503, P: 1}}}}
 	for _, n := range []int{0, 1, 2} {
-		r := mustRun(t, Config{Policy: normal(n), Env: env}, 1, 4000)
+		r := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: normal(n)}, Env: env}, 1, 4000)
 		want := 0.3 * math.Pow(0.6, float64(n))
 		if want < r.ExhaustionLo || want > r.ExhaustionHi {
 			t.Errorf("n=%d: exhaustion %.4f in [%.4f, %.4f] does not contain %.4f", n, r.Exhaustion, r.ExhaustionLo, r.ExhaustionHi, want)
@@ -132,7 +133,7 @@ func TestRetryAfter(t *testing.T) {
 	}
 	seen := 0
 	for seed := uint64(1); seed <= 200; seed++ {
-		turn, err := Config{Policy: retry.DefaultPolicy(), Env: fixed(2000)}.Turn(seed)
+		turn, err := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: fixed(2000)}.Turn(seed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +150,7 @@ func TestRetryAfter(t *testing.T) {
 	if seen == 0 {
 		t.Fatal("no turn of 200 failed exactly once")
 	}
-	over := mustRun(t, Config{Policy: retry.DefaultPolicy(), Env: fixed(12000)}, 1, 500)
+	over := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: fixed(12000)}, 1, 500)
 	if over.Exhausted != 0 || over.FailedAtOnce == 0 || over.FailedAtOnce+over.Completed != 500 {
 		t.Errorf("Retry-After over the cap: exhausted %d, failed at once %d, completed %d", over.Exhausted, over.FailedAtOnce, over.Completed)
 	}
@@ -295,7 +296,7 @@ func TestWhyTurnsFailed(t *testing.T) {
 	env := &Environment{Failures: []Failure{{Code: "RATE_LIMIT", Status: 429, P: 0.2, RetryAfterMs: &Distribution{Fixed: &over}},
 		{Code: "AUTH", Status: 401, P: 0.05}, {Code: "SERVER", Status: 503, P: 0.4}}}
 	p := retry.DefaultPolicy()
-	r := mustRun(t, Config{Policy: p, Env: env}, 1, 2000)
+	r := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: p}, Env: env}, 1, 2000)
 	total := 0
 	for _, f := range r.Failures {
 		total += f.Turns
@@ -328,7 +329,7 @@ func TestWhyTurnsFailed(t *testing.T) {
 // p50 of 0 ms hid the recoveries).
 func TestRecoveryCoversTurnsThatMetAFailure(t *testing.T) {
 	env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 0.08}}, Workload: &Workload{ToolSteps: 3}}
-	r := mustRun(t, Config{Policy: retry.DefaultPolicy(), Env: env}, 1, 2000)
+	r := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env}, 1, 2000)
 	failing := 0
 	for n, c := range r.Attempts {
 		if n > 4 { // a failed attempt is one request more than the four steps

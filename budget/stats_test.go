@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/sim"
 )
 
 // TestRecoveryBoundsOfTheDefaultPolicy: DSH's default (5 retries, 500 ms,
@@ -68,7 +69,7 @@ func TestRecoveryBoundsOfAHugeBudget(t *testing.T) {
 // a failure, in 20 bins.
 func TestRecoveryHistogram(t *testing.T) {
 	env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 0.3}}}
-	r := mustRun(t, Config{Policy: retry.DefaultPolicy(), Env: env}, 1, 2000)
+	r := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env}, 1, 2000)
 	failing := r.Turns - r.Attempts[1]
 	sum := 0
 	for _, b := range r.RecoveryHistogram {

@@ -55,8 +55,8 @@ func TestIncidentExhaustionMatchesAnalytic(t *testing.T) {
 	const perHour, length = 6.0, 20000.0
 	env := &Environment{HorizonMs: 18 * 24 * 3600e3, Arrivals: &Arrivals{PerMinute: 2},
 		Incidents: []IncidentKind{{PerHour: perHour, ForMs: fixed(length), Code: "SERVER", Status: 503}}}
-	cfg := Config{Policy: noJitter(), Env: env}
-	_, res := Config{Policy: noJitter()}.runTurn(1, []sim.Outage{{FromMs: 0, ToMs: 1e9, Fail: *failure("SERVER", 503)}})
+	cfg := Config{Recovery: sim.Recovery{RetryPolicy: noJitter()}, Env: env}
+	_, res := Config{Recovery: sim.Recovery{RetryPolicy: noJitter()}}.runTurn(1, []sim.Outage{{FromMs: 0, ToMs: 1e9, Fail: *failure("SERVER", 503)}})
 	var times []float64
 	for _, r := range res.Requests {
 		times = append(times, r.TimeMs)
@@ -198,7 +198,7 @@ func TestTurnMeetsWhatIsHappening(t *testing.T) {
 	env := &Environment{HorizonMs: 3600e3, Arrivals: &Arrivals{PerMinute: 1},
 		Outages:  []Outage{{FromMs: 600e3, ForMs: 30e3, Code: "SERVER", Status: 503}},
 		Failures: []Failure{{Code: "SERVER", Status: 503, P: 1}}}
-	cfg := Config{Policy: noJitter(), Env: env}
+	cfg := Config{Recovery: sim.Recovery{RetryPolicy: noJitter()}, Env: env}
 	tl := newTimeline(env, 1)
 	before := cfg.timedTurn(tl, 599.5e3, 1) // attempts at 599.5, 600.5, 602.5, 606.5 s
 	if before.FirstInIncident || !slices.Equal(before.hitBy, []int{0}) || before.StartMs != 599.5e3 {
@@ -278,7 +278,7 @@ func TestLongOutageRiddenInAlwaysMode(t *testing.T) {
 	always := &loop.RetryPolicy{Mode: loop.ModeAlways, RetryableCodes: []string{"SERVER"}, InitialDelayMs: 500, MaxDelayMs: 1000, JitterRatio: 0.1}
 	env := &Environment{HorizonMs: 7200e3, Arrivals: &Arrivals{PerMinute: 0.1},
 		Outages: []Outage{{FromMs: 300e3, ForMs: 4800e3, Code: "SERVER", Status: 503}}}
-	turn := Config{Policy: always, Env: env}.timedTurn(newTimeline(env, 1), 300e3, 1)
+	turn := Config{Recovery: sim.Recovery{RetryPolicy: always}, Env: env}.timedTurn(newTimeline(env, 1), 300e3, 1)
 	if turn.End != "completed" || len(turn.Violations) != 0 || turn.Attempts < 4000 {
 		t.Errorf("a turn beginning with the outage: %s after %d attempts, violations %v", turn.End, turn.Attempts, turn.Violations)
 	}
@@ -319,8 +319,8 @@ func TestScheduledStormCarriesRetryAfter(t *testing.T) {
 	capped := func(maxDelay float64) *loop.RetryPolicy {
 		return &loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: 20, RetryableCodes: []string{"RATE_LIMIT"}, InitialDelayMs: 500, MaxDelayMs: maxDelay}
 	}
-	short := mustRun(t, Config{Policy: capped(4000), Env: env}, 1, 0)
-	long := mustRun(t, Config{Policy: capped(10000), Env: env}, 1, 0)
+	short := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: capped(4000)}, Env: env}, 1, 0)
+	long := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: capped(10000)}, Env: env}, 1, 0)
 	storm := short.Timeline.Incidents[0]
 	if storm.TurnsHit == 0 || storm.Failed != storm.TurnsHit || short.FailedAtOnce != storm.Failed ||
 		len(short.Failures) != 1 || short.Failures[0].Why != "not retried: Retry-After over the cap" {
@@ -384,7 +384,7 @@ func TestIncidentsOfAQuietEnd(t *testing.T) {
 	day := 24 * 3600e3
 	env := &Environment{HorizonMs: day, Arrivals: &Arrivals{Schedule: []Rate{{FromMs: 0, PerMinute: 2}, {FromMs: day / 2, PerMinute: 0}}},
 		Incidents: []IncidentKind{{PerHour: 2, ForMs: fixed(30000), Code: "SERVER", Status: 503}}}
-	r := mustRun(t, Config{Policy: noJitter(), Env: env}, 1, 0)
+	r := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: noJitter()}, Env: env}, 1, 0)
 	ins := r.Timeline.Incidents
 	if len(ins) == 0 || ins[len(ins)-1].FromMs < 20*3600e3 || math.Abs(float64(len(ins))-48) > 4*math.Sqrt(48) {
 		t.Errorf("%d incidents over a day at 2 an hour, the last at %.0f ms", len(ins), ins[len(ins)-1].FromMs)
@@ -417,7 +417,7 @@ func TestHorizonSetupStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := &endsAfter{Context: t.Context(), after: 100}
-	r, err := Config{Policy: retry.DefaultPolicy(), Env: env}.Run(ctx, 1, 0)
+	r, err := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env}.Run(ctx, 1, 0)
 	if err != nil || !r.Interrupted || r.Turns != 0 || ctx.asked != 101 || r.Timeline == nil {
 		t.Errorf("interrupted %v after %d turns, the stop asked %d times (%v)", r.Interrupted, r.Turns, ctx.asked, err)
 	}

@@ -38,9 +38,9 @@ func (c Config) Validate() error {
 // and order as the scenario reader does, one set of checks rather than a
 // copy of them; and the budget to what a turn can spend.
 func (c Config) validatePolicy() error {
-	bundle := c.Compaction != nil || len(c.Order) > 0
-	if c.Policy != nil {
-		if err := retry.Validate(c.Policy); err != nil {
+	bundle := c.Compaction != nil || len(c.ListenerOrder) > 0
+	if c.RetryPolicy != nil {
+		if err := retry.Validate(c.RetryPolicy); err != nil {
 			return fmt.Errorf("%s%w", prefix(bundle), err)
 		}
 	}
@@ -48,19 +48,19 @@ func (c Config) validatePolicy() error {
 		// The bundle's compaction and order as a bundle's file has them,
 		// read by the scenario reader, which checks both.
 		var policy any // null: no retry policy
-		if c.Policy != nil {
-			policy = retry.PolicyJSON(c.Policy)
+		if c.RetryPolicy != nil {
+			policy = retry.PolicyJSON(c.RetryPolicy)
 		}
 		fields := map[string]any{"retryPolicy": policy, "compaction": compactionJSON(c.Compaction)}
-		if len(c.Order) > 0 {
-			fields["listenerOrder"] = c.Order
+		if len(c.ListenerOrder) > 0 {
+			fields["listenerOrder"] = c.ListenerOrder
 		}
 		raw, _ := json.Marshal(fields)
 		if _, err := ParsePolicy(raw); err != nil {
 			return err
 		}
 	}
-	if p := c.Policy; p != nil && p.Mode == loop.ModeNormal && p.MaxRetries > maxBudgetRetries {
+	if p := c.RetryPolicy; p != nil && p.Mode == loop.ModeNormal && p.MaxRetries > maxBudgetRetries {
 		// What DSH takes, but no turn of a budget can spend.
 		return fmt.Errorf("%smaxRetries: %d is more retries than a turn can make within its bound of %d events (%d an attempt): at most %d",
 			prefix(bundle), p.MaxRetries, eventCeiling, eventsPerAttempt, maxBudgetRetries)
@@ -68,7 +68,7 @@ func (c Config) validatePolicy() error {
 	if bundle {
 		// A bundle's order may name a listener of one's own, which a file
 		// cannot know of: the world refuses one nothing registered.
-		return (&sim.Scenario{ListenerOrder: c.Order}).CheckPlugged(c.Listeners)
+		return (&sim.Scenario{Recovery: sim.Recovery{ListenerOrder: c.ListenerOrder}}).CheckPlugged(c.Listeners)
 	}
 	return nil
 }

@@ -67,10 +67,10 @@ func TestGoValuesAreValidatedAsFilesAre(t *testing.T) {
 		want                string // when the content has no file form
 	}{
 		{why: "P2: MaxRetries past a safe integer panicked with an index out of range",
-			cfg:        Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.MaxRetries = math.MaxInt }), Env: server(Failure{Code: "SERVER", P: 0.5})},
+			cfg:        Config{Recovery: sim.Recovery{RetryPolicy: withPolicy(func(p *loop.RetryPolicy) { p.MaxRetries = math.MaxInt })}, Env: server(Failure{Code: "SERVER", P: 0.5})},
 			twinPolicy: `{"maxRetries":9223372036854775807}`},
 		{why: "P3: a horizon without arrivals dereferenced nil",
-			cfg: Config{Policy: retry.DefaultPolicy(), Env: &Environment{HorizonMs: 1000}}, twinEnv: `{"horizonMs":1000}`},
+			cfg: Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: &Environment{HorizonMs: 1000}}, twinEnv: `{"horizonMs":1000}`},
 		{why: "S7: a probability of 7 ran as always failing",
 			cfg: Config{Env: server(Failure{Code: "SERVER", P: 7})}, twinEnv: `{"failures":[{"code":"SERVER","p":7}]}`},
 		{why: "S7: a NaN probability, which no file can write",
@@ -78,14 +78,14 @@ func TestGoValuesAreValidatedAsFilesAre(t *testing.T) {
 		{why: "S7: a status of -1",
 			cfg: Config{Env: server(Failure{Code: "SERVER", Status: -1, P: 0.1})}, twinEnv: `{"failures":[{"code":"SERVER","status":-1,"p":0.1}]}`},
 		{why: "S7: a mode of neither normal nor always",
-			cfg: Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.Mode = "bogus" })}, twinPolicy: `{"mode":"bogus"}`},
+			cfg: Config{Recovery: sim.Recovery{RetryPolicy: withPolicy(func(p *loop.RetryPolicy) { p.Mode = "bogus" })}}, twinPolicy: `{"mode":"bogus"}`},
 		{why: "S7: a negative budget",
-			cfg: Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.MaxRetries = -1 })}, twinPolicy: `{"maxRetries":-1}`},
+			cfg: Config{Recovery: sim.Recovery{RetryPolicy: withPolicy(func(p *loop.RetryPolicy) { p.MaxRetries = -1 })}}, twinPolicy: `{"maxRetries":-1}`},
 		{why: "S7: a NaN delay gave 8 violations blamed on the loop; no file can write one",
-			cfg:  Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.InitialDelayMs = nan }), Env: server(Failure{Code: "SERVER", P: 0.5})},
+			cfg:  Config{Recovery: sim.Recovery{RetryPolicy: withPolicy(func(p *loop.RetryPolicy) { p.InitialDelayMs = nan })}, Env: server(Failure{Code: "SERVER", P: 0.5})},
 			want: "policy: backoff.initialDelayMs: must be a finite number, got NaN"},
 		{why: "S7: a negative delay",
-			cfg: Config{Policy: withPolicy(func(p *loop.RetryPolicy) { p.InitialDelayMs = -5 })}, twinPolicy: `{"backoff":{"initialDelayMs":-5}}`},
+			cfg: Config{Recovery: sim.Recovery{RetryPolicy: withPolicy(func(p *loop.RetryPolicy) { p.InitialDelayMs = -5 })}}, twinPolicy: `{"backoff":{"initialDelayMs":-5}}`},
 		{why: "S7: a NaN latency",
 			cfg: Config{Env: &Environment{LatencyMs: &Distribution{Fixed: &nan}}}, want: "environment: latencyMs.fixed: must be ≥ 0, got NaN"},
 		{why: "S7: a negative Retry-After",
@@ -106,12 +106,12 @@ func TestGoValuesAreValidatedAsFilesAre(t *testing.T) {
 		{why: "S1: a latency of 1e300 ms gave turn-terminates and log-well-formed violations",
 			cfg: Config{Env: &Environment{LatencyMs: fixed(1e300)}}, twinEnv: `{"latencyMs":{"fixed":1e300}}`},
 		{why: "a bundle's compaction is read as a bundle's file is",
-			cfg: Config{Policy: retry.DefaultPolicy(), Compaction: &noTokens}, twinPolicy: `{"retryPolicy":{},"compaction":{"maxOverflowRetries":1,"maxTokens":0}}`},
+			cfg: Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy(), Compaction: &noTokens}}, twinPolicy: `{"retryPolicy":{},"compaction":{"maxOverflowRetries":1,"maxTokens":0}}`},
 		{why: "a listener order naming nothing registered once ran with no listener at all",
-			cfg:  Config{Policy: retry.DefaultPolicy(), Compaction: &compaction, Order: []string{"compaction", "bogus"}},
+			cfg:  Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy(), Compaction: &compaction, ListenerOrder: []string{"compaction", "bogus"}}},
 			want: `policy: listenerOrder[1]: unknown listener "bogus" (built in: retry, compaction, always-retry, throw, cancel-then-next, cancel-then-retry; plugged in: none)`},
 		{why: "a listener without a constructor panicked inside every turn",
-			cfg: Config{Policy: retry.DefaultPolicy(), Listeners: []sim.Listener{{Name: "mine"}}}, want: `listeners: listener "mine" has no constructor (New)`},
+			cfg: Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Listeners: []sim.Listener{{Name: "mine"}}}, want: `listeners: listener "mine" has no constructor (New)`},
 	}
 	path := filepath.Join(t.TempDir(), "turn.jsonl")
 	for _, tt := range tests {
@@ -156,7 +156,7 @@ func errText(err error) string {
 // held every bound (Check(tb, 1, 0, "exhaustion<0.001") passed); under a
 // horizon runs is not read.
 func TestRunsOfNoTurnRefused(t *testing.T) {
-	cfg := Config{Policy: retry.DefaultPolicy(), Env: &Environment{Failures: []Failure{{Code: "SERVER", P: 1}}}}
+	cfg := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: &Environment{Failures: []Failure{{Code: "SERVER", P: 1}}}}
 	for _, runs := range []int{0, -5} {
 		_, err := cfg.Run(context.Background(), 1, runs)
 		if diff := cmp.Diff("runs: a run measures at least 1 turn, got "+strconv.Itoa(runs), errText(err)); diff != "" {
@@ -178,10 +178,10 @@ func TestFilesValidateInGo(t *testing.T) {
 	pruned.Pruner = compact.DefaultPruner()
 	always := &loop.RetryPolicy{Mode: loop.ModeAlways, InitialDelayMs: 500, MaxDelayMs: 1000, JitterRatio: 0.1}
 	for _, c := range []Config{
-		{Policy: retry.DefaultPolicy()},
-		{Policy: always},
-		{Policy: retry.DefaultPolicy(), Compaction: &pruned, Order: []string{"compaction", "retry"}},
-		{Compaction: &pruned},
+		{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}},
+		{Recovery: sim.Recovery{RetryPolicy: always}},
+		{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy(), Compaction: &pruned, ListenerOrder: []string{"compaction", "retry"}}},
+		{Recovery: sim.Recovery{Compaction: &pruned}},
 		{}, // no policy, no environment: nothing fails, nothing retries
 	} {
 		if err := c.Validate(); err != nil {

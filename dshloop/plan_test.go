@@ -14,10 +14,9 @@ import (
 // plain is a one-turn scenario DSH's composition takes as it is.
 func plain() *sim.Scenario {
 	text := "ok"
-	return &sim.Scenario{Name: "plain", Provider: "deepseek", Model: "deepseek-chat", ContextWindow: 128000, MaxEvents: 400,
-		ListenerOrder: []string{sim.ListenerRetry, sim.ListenerCompaction},
-		Requests:      []sim.Outcome{{Fail: &session.LlmFailure{Code: "SERVER", Message: "busy"}}, {Text: &text}},
-		Inputs:        []sim.Input{{Kind: "send", Text: "hi", Trigger: sim.Trigger{Nth: 1}}}}
+	return &sim.Scenario{Recovery: sim.Recovery{ListenerOrder: []string{sim.ListenerRetry, sim.ListenerCompaction}}, Name: "plain", Provider: "deepseek", Model: "deepseek-chat", ContextWindow: 128000, MaxEvents: 400,
+		Requests: []sim.Outcome{{Fail: &session.LlmFailure{Code: "SERVER", Message: "busy"}}, {Text: &text}},
+		Inputs:   []sim.Input{{Kind: "send", Text: "hi", Trigger: sim.Trigger{Nth: 1}}}}
 }
 
 // TestFromScenarioRefusesWhatDSHCannotBeAsked: each field the in-process

@@ -19,11 +19,11 @@ import (
 
 // Policy is the recovery configuration a workload runs under.
 type Policy struct {
-	Name  string
-	Retry *loop.RetryPolicy // nil: no retry policy on the route
-	// Compaction is nil when compaction-basic is not installed.
-	Compaction *compact.Config
-	Order      []string // nil: retry, then compaction
+	Name string
+	// Recovery is the route's: its retry policy (nil: none), compaction-
+	// basic's settings (nil: not installed) and the listeners' order
+	// (nil: retry, then compaction).
+	sim.Recovery
 }
 
 // DefaultPolicies are DSH's three retry modes with DSH's defaults, each
@@ -41,10 +41,10 @@ func DefaultPolicies() []Policy {
 		return &c
 	}
 	return []Policy{
-		{Name: "dsh-default", Retry: retry.DefaultPolicy(), Compaction: cfg(1)},
-		{Name: "always", Retry: always, Compaction: cfg(1)},
-		{Name: "none", Compaction: cfg(1)},
-		{Name: "dsh-default-no-overflow-retries", Retry: retry.DefaultPolicy(), Compaction: cfg(0)},
+		{Name: "dsh-default", Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy(), Compaction: cfg(1)}},
+		{Name: "always", Recovery: sim.Recovery{RetryPolicy: always, Compaction: cfg(1)}},
+		{Name: "none", Recovery: sim.Recovery{Compaction: cfg(1)}},
+		{Name: "dsh-default-no-overflow-retries", Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy(), Compaction: cfg(0)}},
 	}
 }
 
@@ -52,16 +52,12 @@ func DefaultPolicies() []Policy {
 // call and then the answer. The tool's result is a few thousand characters,
 // so that compaction has something to condense.
 func Workload(p Policy) *sim.Scenario {
-	order := p.Order
-	if order == nil {
-		order = []string{sim.ListenerRetry, sim.ListenerCompaction}
-	}
 	seed := uint64(1)
 	answer := "The notes say retries stay in their step."
 	return &sim.Scenario{
 		Name: "explore-" + p.Name, Provider: "mock", Model: "mock-model", ContextWindow: 128000,
-		RetryPolicy: p.Retry, Compaction: p.Compaction, ListenerOrder: order,
-		Seed: &seed, StreamIdleTimeoutMs: 300_000, MaxEvents: 2000,
+		Recovery: sim.Recovery{RetryPolicy: p.RetryPolicy, Compaction: p.Compaction, ListenerOrder: p.Order()},
+		Seed:     &seed, StreamIdleTimeoutMs: 300_000, MaxEvents: 2000,
 		Requests: []sim.Outcome{
 			{ToolCalls: []sim.ToolCallSpec{{Name: "read", Arguments: `{"path":"notes.md"}`,
 				Result: strings.Repeat("notes: retries stay in the same turn and step; compaction replaces old history.\n", 40)}}},

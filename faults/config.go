@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -21,12 +22,10 @@ type Config struct {
 	Seed uint64
 	// PolicyName says where the policy came from: dsh-default, normal,
 	// always, none, or pinned (--policy).
-	PolicyName    string
-	Policy        *loop.RetryPolicy
-	ListenerOrder []string
-	// MaxOverflowRetries is -1 when compaction is not installed.
-	MaxOverflowRetries int
-	Pruner             bool
+	PolicyName string
+	// Recovery is the route's: the policy (nil: none), compaction-basic
+	// (nil: not installed) and the listeners' order.
+	sim.Recovery
 	// Kinds are the enabled fault kinds; FaultRate the chance that a
 	// request fails; ActionRate scales world actions.
 	Kinds      []string
@@ -61,14 +60,14 @@ func (c *Config) has(kind string) bool { return slices.Contains(c.Kinds, kind) }
 func (c *Config) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seed        %#x\n", c.Seed)
-	if c.Policy != nil {
-		fmt.Fprintf(&b, "policy      %s %s\n", c.PolicyName, strictjson.Printable(retry.Key(c.Policy)))
+	if c.RetryPolicy != nil {
+		fmt.Fprintf(&b, "policy      %s %s\n", c.PolicyName, strictjson.Printable(retry.Key(c.RetryPolicy)))
 	} else {
 		fmt.Fprintf(&b, "policy      none\n")
 	}
 	fmt.Fprintf(&b, "listeners   %s\n", strings.Join(c.ListenerOrder, ", "))
-	if c.MaxOverflowRetries >= 0 {
-		fmt.Fprintf(&b, "compaction  maxOverflowRetries %d, pruner %v\n", c.MaxOverflowRetries, c.Pruner)
+	if k := c.Compaction; k != nil {
+		fmt.Fprintf(&b, "compaction  maxOverflowRetries %d, pruner %v\n", k.MaxOverflowRetries, k.Pruner != nil)
 	} else {
 		fmt.Fprintf(&b, "compaction  not installed\n")
 	}
@@ -118,22 +117,31 @@ func drawConfig(seed uint64, o Overrides) *Config {
 	c := &Config{Seed: seed}
 	switch {
 	case o.Policy != nil:
-		c.PolicyName, c.Policy = "pinned", o.Policy
+		c.PolicyName, c.RetryPolicy = "pinned", o.Policy
 	default:
 		switch draw[string](rng, policyKindGen) {
 		case "dsh-default":
-			c.PolicyName, c.Policy = "dsh-default", retry.DefaultPolicy()
+			c.PolicyName, c.RetryPolicy = "dsh-default", retry.DefaultPolicy()
 		case "normal":
-			c.PolicyName, c.Policy = "normal", drawPolicy(rng, loop.ModeNormal)
+			c.PolicyName, c.RetryPolicy = "normal", drawPolicy(rng, loop.ModeNormal)
 		case "always":
-			c.PolicyName, c.Policy = "always", drawPolicy(rng, loop.ModeAlways)
+			c.PolicyName, c.RetryPolicy = "always", drawPolicy(rng, loop.ModeAlways)
 		default:
 			c.PolicyName = "none"
 		}
 	}
 	c.ListenerOrder = draw[[]string](rng, orderGen)
-	c.MaxOverflowRetries = draw[int](rng, overflowGen)
-	c.Pruner = draw[bool](rng, coin)
+	// Both drawn whatever the first says: every later draw of the
+	// stream stays where it was.
+	overflowRetries, pruner := draw[int](rng, overflowGen), draw[bool](rng, coin)
+	if overflowRetries >= 0 { // -1: compaction-basic not installed
+		cfg := compact.DefaultConfig()
+		cfg.MaxOverflowRetries = overflowRetries
+		if pruner {
+			cfg.Pruner = &compact.PrunerConfig{ThresholdChars: 2000, HeadChars: 500, TailChars: 250}
+		}
+		c.Compaction = &cfg
+	}
 	// Swarm: each kind is on with its own chance (one bit of a mask each);
 	// a tenth of seeds has none.
 	if !draw[bool](rng, tenthGen) {
@@ -144,7 +152,7 @@ func drawConfig(seed uint64, o Overrides) *Config {
 			}
 		}
 	}
-	if c.Policy != nil && c.Policy.Mode == loop.ModeAlways {
+	if c.RetryPolicy != nil && c.RetryPolicy.Mode == loop.ModeAlways {
 		// Always mode retries an overflow that compaction declines until
 		// cancelled (docs/dsh.md#listener-order): a history that stays too
 		// large would be an endless turn by design, not a finding.

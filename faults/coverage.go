@@ -95,7 +95,7 @@ func preconditions(c *Config, res *sim.Result) []oracle.ID {
 			if p.Chunk.Failed() {
 				failed[[2]int{p.Turn, p.Step}] = true
 				f := p.Chunk.Reason.Failure
-				if c != nil && c.Policy != nil && c.Policy.Mode == loop.ModeNormal && f != nil && !slices.Contains(c.Policy.RetryableCodes, f.Code) {
+				if c != nil && c.RetryPolicy != nil && c.RetryPolicy.Mode == loop.ModeNormal && f != nil && !slices.Contains(c.RetryPolicy.RetryableCodes, f.Code) {
 					held[oracle.NonRetryableStaysTerminal] = true
 				}
 			}

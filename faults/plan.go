@@ -8,7 +8,6 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
 
-	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -23,15 +22,11 @@ const TurnGapMs = 30_000
 func Draw(seed uint64, o Overrides) (*Config, *sim.Scenario) {
 	c := drawConfig(seed, o)
 	s := &sim.Scenario{Name: fmt.Sprintf("seed-%#x", seed), Provider: "mock", Model: "mock-model", ContextWindow: 128000,
-		RetryPolicy: c.Policy, ListenerOrder: c.ListenerOrder, StreamIdleTimeoutMs: c.StreamIdleTimeoutMs}
+		Recovery: sim.Recovery{RetryPolicy: c.RetryPolicy, ListenerOrder: c.ListenerOrder}, StreamIdleTimeoutMs: c.StreamIdleTimeoutMs}
 	jitterSeed := seed
 	s.Seed = &jitterSeed
-	if c.MaxOverflowRetries >= 0 {
-		cfg := compact.DefaultConfig()
-		cfg.MaxOverflowRetries = c.MaxOverflowRetries
-		if c.Pruner {
-			cfg.Pruner = &compact.PrunerConfig{ThresholdChars: 2000, HeadChars: 500, TailChars: 250}
-		}
+	if c.Compaction != nil {
+		cfg := *c.Compaction
 		s.Compaction = &cfg
 	}
 	if c.has(NaturalOverflow) {
@@ -61,7 +56,7 @@ func Draw(seed uint64, o Overrides) (*Config, *sim.Scenario) {
 func eventBound(c *Config, s *sim.Scenario, plugged []sim.Listener) int {
 	bound := 400 + 60*(len(s.Requests)+len(s.Inputs)+len(s.World)+len(s.Summaries))
 	perStep, unbounded := 8, false
-	if p := c.Policy; p != nil && p.Mode != "always" {
+	if p := c.RetryPolicy; p != nil && p.Mode != "always" {
 		perStep = max(perStep, p.MaxRetries+1)
 	}
 	for _, l := range plugged {
@@ -73,7 +68,7 @@ func eventBound(c *Config, s *sim.Scenario, plugged []sim.Listener) int {
 	}
 	for _, o := range s.Outages {
 		attempts := c.Turns * (c.ToolSteps + 1) * perStep
-		if p := c.Policy; p != nil && p.Mode == "always" {
+		if p := c.RetryPolicy; p != nil && p.Mode == "always" {
 			attempts += 4 * int((o.ToMs-o.FromMs)/max(p.MaxDelayMs, 1))
 		}
 		if unbounded {
@@ -198,8 +193,8 @@ func faultOutcome(c *Config, rng *gopter.GenParameters, kind string, latency flo
 	case RateLimit, RateLimitOverCap:
 		f.Code, f.Status, f.Message = "RATE_LIMIT", status(429), "rate limited"
 		capMs := 10_000.0
-		if c.Policy != nil {
-			capMs = c.Policy.MaxDelayMs
+		if c.RetryPolicy != nil {
+			capMs = c.RetryPolicy.MaxDelayMs
 		}
 		switch {
 		case kind == RateLimitOverCap:
@@ -322,7 +317,7 @@ func drawWorld(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParameter
 	if c.has(Outage) && count(1) > 0 {
 		from := float64(drawInt(rng, intRange(0, int(horizon))))
 		length := float64(draw[int](rng, outageGen))
-		if p := c.Policy; p != nil && p.Mode == "always" {
+		if p := c.RetryPolicy; p != nil && p.Mode == "always" {
 			// Always mode retries through an outage: keep it to a
 			// hundred backoff caps, so a run stays a few hundred attempts.
 			length = min(length, 100*max(p.MaxDelayMs, 1))

@@ -24,7 +24,7 @@ func TestShrinkStopsAtABlock(t *testing.T) {
 	text := "ok"
 	fail := sim.Outcome{Fail: &session.LlmFailure{Code: "SERVER", Message: "busy"}}
 	s := &sim.Scenario{Name: "blocks", Provider: "mock", Model: "m", ContextWindow: 128000, MaxEvents: 200,
-		ListenerOrder: []string{"waits", sim.ListenerRetry}, Random: []float64{0.5}, StreamIdleTimeoutMs: 300_000,
+		Recovery: sim.Recovery{ListenerOrder: []string{"waits", sim.ListenerRetry}}, Random: []float64{0.5}, StreamIdleTimeoutMs: 300_000,
 		Requests: []sim.Outcome{fail, fail, {Text: &text}},
 		Inputs:   []sim.Input{{Kind: "send", Text: "hi", Trigger: sim.Trigger{Nth: 1}}}}
 	opts := sim.Options{Listeners: []sim.Listener{waits}, BlockedAfter: 20 * time.Millisecond}

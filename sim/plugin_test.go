@@ -15,7 +15,7 @@ import (
 func plugScenario(name string) *Scenario {
 	text := "ok"
 	return &Scenario{Name: "plug", Provider: "mock", Model: "m", ContextWindow: 128000, MaxEvents: 200,
-		ListenerOrder: []string{name, ListenerRetry}, Random: []float64{0.5}, StreamIdleTimeoutMs: 300_000,
+		Recovery: Recovery{ListenerOrder: []string{name, ListenerRetry}}, Random: []float64{0.5}, StreamIdleTimeoutMs: 300_000,
 		Requests: []Outcome{{Fail: &session.LlmFailure{Code: "SERVER", Message: "busy"}}, {Text: &text}},
 		Inputs:   []Input{{Kind: "send", Text: "hi", Trigger: Trigger{Nth: 1}}}}
 }

@@ -82,7 +82,7 @@ func policies() []*loop.RetryPolicy {
 
 func (c caseSpec) scenario() *Scenario {
 	s := &Scenario{Name: "generated", Provider: "mock", Model: "mock-model", ContextWindow: 128000,
-		RetryPolicy: policies()[c.Policy], ListenerOrder: listenerOrders[c.Order], Random: []float64{c.Random},
+		Recovery: Recovery{RetryPolicy: policies()[c.Policy], ListenerOrder: listenerOrders[c.Order]}, Random: []float64{c.Random},
 		StreamIdleTimeoutMs: 500, MaxEvents: 5000}
 	if c.Overflow < 3 {
 		cfg := compact.DefaultConfig()

@@ -15,18 +15,14 @@ type Scenario struct {
 	Provider      string
 	Model         string
 	ContextWindow int
-	// RetryPolicy is the route's resolved policy; nil for none.
-	RetryPolicy *loop.RetryPolicy
-	// Compaction is nil when compaction-basic is not installed.
-	Compaction *compact.Config
-	// ListenerOrder names the request-error listeners, outermost first:
-	// "retry", "compaction", and the test listeners of listeners.go.
-	ListenerOrder []string
-	Random        []float64
-	Requests      []Outcome
-	Summaries     []SummaryOutcome
-	Inputs        []Input
-	World         []Action
+	// Recovery is the route's recovery: llm-retry's policy, compaction-
+	// basic's settings and the listeners' order.
+	Recovery
+	Random    []float64
+	Requests  []Outcome
+	Summaries []SummaryOutcome
+	Inputs    []Input
+	World     []Action
 	// StreamIdleTimeoutMs is the adapter's idle watchdog: a hanging
 	// stream fails with TIMEOUT after it (DSH's default 300000).
 	StreamIdleTimeoutMs float64
@@ -51,14 +47,36 @@ type Scenario struct {
 	RuntimeContext *loop.RuntimeContext
 }
 
+// Recovery is how a route recovers from a request error: what every
+// part of turnsim that sets one up (a scenario, a seed's draw, a budget,
+// an exploration) says it with.
+type Recovery struct {
+	// RetryPolicy is the route's resolved policy; nil for none.
+	RetryPolicy *loop.RetryPolicy
+	// Compaction is nil when compaction-basic is not installed.
+	Compaction *compact.Config
+	// ListenerOrder names the request-error listeners, outermost first:
+	// "retry", "compaction", a listener of one's own, and the test
+	// listeners of listeners.go (nil: llm-retry, then compaction-basic).
+	ListenerOrder []string
+}
+
+// Order is the listener order, llm-retry first when none is given.
+func (r Recovery) Order() []string {
+	if len(r.ListenerOrder) > 0 {
+		return r.ListenerOrder
+	}
+	return []string{ListenerRetry, ListenerCompaction}
+}
+
 // Default is a scenario of DSH's defaults with nothing planned: what a
 // scenario file's absent fields are, and what shrinking moves a drawn
 // configuration toward.
 func Default() *Scenario {
 	c := compact.DefaultConfig()
 	return &Scenario{Provider: "mock", Model: "mock-model", ContextWindow: 128000,
-		RetryPolicy: retry.DefaultPolicy(), Compaction: &c,
-		ListenerOrder: []string{ListenerRetry, ListenerCompaction}, Random: []float64{0.5},
+		Recovery: Recovery{RetryPolicy: retry.DefaultPolicy(), Compaction: &c,
+			ListenerOrder: []string{ListenerRetry, ListenerCompaction}}, Random: []float64{0.5},
 		StreamIdleTimeoutMs: 300_000, MaxEvents: 10_000}
 }
 

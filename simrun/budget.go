@@ -241,7 +241,7 @@ func runBudget(args []string, stdout, stderr io.Writer) int {
 		if err := c.Validate(); err != nil {
 			return fail("%s: %v", name, err)
 		}
-		for _, code := range budget.UnheardCodes(c.Policy, env) {
+		for _, code := range budget.UnheardCodes(c.RetryPolicy, env) {
 			fmt.Fprintf(stderr, "simrun budget: warning: %s: retryableCodes lists %s, which no provider sends and no failure of the environment has (its codes: %s): its retries are never measured — a typo?\n",
 				name, strictjson.Printable(strconv.Quote(code)), strings.Join(env.Codes(), ", "))
 		}

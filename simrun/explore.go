@@ -115,7 +115,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 			d := compact.DefaultConfig()
 			c.Compaction = &d
 		}
-		policies = []explore.Policy{{Name: name, Retry: c.Policy, Compaction: c.Compaction, Order: c.Order}}
+		policies = []explore.Policy{{Name: name, Recovery: c.Recovery}}
 	}
 	if sut != "" && sut != "model" && (*mutant != "" || len(withPlugged(sim.Options{}).Listeners) > 0) {
 		fmt.Fprintln(stderr, "simrun explore: --sut "+sut+": a mutant of the zoo and a listener of one's own are Go code, which runs in the model only")

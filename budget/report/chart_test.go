@@ -9,6 +9,7 @@ import (
 
 	"github.com/turnsim/turnsim/budget"
 	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/sim"
 )
 
 // TestChartData: the pictures draw the report's own numbers: the tallest
@@ -16,7 +17,7 @@ import (
 // the largest interval end.
 func TestChartData(t *testing.T) {
 	env := &budget.Environment{Failures: []budget.Failure{{Code: "SERVER", Status: 503, P: 0.3}}}
-	r := mustRun(t, budget.Config{Policy: retry.DefaultPolicy(), Env: env}, 1, 2000)
+	r := mustRun(t, budget.Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env}, 1, 2000)
 	c := attemptsChart(r)
 	if len(c.Bars) != len(r.Attempts)-1 || c.Bars[0].Count != r.Attempts[1] || c.Bars[0].H != chartH || c.Max != r.Attempts[1] {
 		t.Errorf("attempts chart %+v for attempts %v", c, r.Attempts)
@@ -59,7 +60,7 @@ func TestChartData(t *testing.T) {
 	}
 	// Figures within a factor of 30: a linear axis up to the largest
 	// interval end.
-	one, two := mustRun(t, budget.Config{Policy: normal(1), Env: env}, 1, 2000), mustRun(t, budget.Config{Policy: normal(2), Env: env}, 1, 2000)
+	one, two := mustRun(t, budget.Config{Recovery: sim.Recovery{RetryPolicy: normal(1)}, Env: env}, 1, 2000), mustRun(t, budget.Config{Recovery: sim.Recovery{RetryPolicy: normal(2)}, Env: env}, 1, 2000)
 	s := newExhaustionScale([]Named{{Policy: "two retries", Report: two}, {Policy: "one retry", Report: one}}, nil)
 	if s.Log || s.Top != one.ExhaustionHi || s.Hi[1] != chartW || s.Dot[0] >= s.Dot[1] {
 		t.Errorf("exhaustion scale %+v", s)

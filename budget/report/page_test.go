@@ -9,6 +9,7 @@ import (
 	"github.com/turnsim/turnsim/budget"
 	"github.com/turnsim/turnsim/internal/headless"
 	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/sim"
 )
 
 // TestBudgetPageRenders: the page compares policies side by side with
@@ -21,7 +22,7 @@ func TestBudgetPageRenders(t *testing.T) {
 		Incidents: []budget.IncidentKind{{PerHour: 2, ForMs: fixed(30000), Code: "SERVER", Status: 503}}}
 	bounds := []budget.Bound{mustBound(t, "exhaustion_hi<0.002"), mustBound(t, "p99_recovery_ms<2000")}
 	var reports []Named
-	for _, c := range []Named{{Policy: "default", Config: budget.Config{Policy: retry.DefaultPolicy()}}, {Policy: "<one retry>", Config: budget.Config{Policy: normal(1)}}} {
+	for _, c := range []Named{{Policy: "default", Config: budget.Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}}}, {Policy: "<one retry>", Config: budget.Config{Recovery: sim.Recovery{RetryPolicy: normal(1)}}}} {
 		c.Config.Env = env
 		c.Report = mustRun(t, c.Config, 1, 0)
 		reports = append(reports, c)

@@ -15,7 +15,7 @@ type setting struct{ Name, Value string }
 // compaction's and the listener order when it installs compaction, then
 // plugged-in listeners.
 func policyParams(c budget.Config) []setting {
-	p := c.Policy
+	p := c.RetryPolicy
 	var out []setting
 	switch {
 	case p == nil && c.Compaction == nil && len(c.Listeners) == 0:
@@ -36,7 +36,7 @@ func policyParams(c budget.Config) []setting {
 	}
 	if c.Compaction != nil {
 		out = append(out, setting{"compaction", fmt.Sprintf("%d overflow recoveries", c.Compaction.MaxOverflowRetries)},
-			setting{"listener order", strings.Join(c.ListenerOrder(), " → ")})
+			setting{"listener order", strings.Join(c.Order(), " → ")})
 	}
 	for _, l := range c.Listeners {
 		out = append(out, setting{"listener", l.Name})
