@@ -137,16 +137,12 @@ func (s *Skips) Add(reason string) {
 	*s = append(*s, Skip{reason, 1})
 }
 
-// Note is "; skipped: entries of other mutants (2), …" ("" for none).
+// Note is "; skipped 2: entries of other mutants; skipped 1: …" ("" for
+// none).
 func (s Skips) Note() string {
 	var b strings.Builder
-	for i, k := range s {
-		if i == 0 {
-			b.WriteString("; skipped: ")
-		} else {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s (%d)", k.Reason, k.N)
+	for _, k := range s {
+		fmt.Fprintf(&b, "; skipped %d: %s", k.N, k.Reason)
 	}
 	return b.String()
 }

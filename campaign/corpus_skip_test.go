@@ -37,7 +37,7 @@ func TestSkipReason(t *testing.T) {
 	for _, r := range []string{"a", "b", "a"} {
 		s.Add(r)
 	}
-	if got, want := s.Note(), "; skipped: a (2), b (1)"; got != want {
+	if got, want := s.Note(), "; skipped 2: a; skipped 1: b"; got != want {
 		t.Errorf("Note = %q, want %q", got, want)
 	}
 }

@@ -17,8 +17,8 @@ func ExampleConfig_One() {
 	r.Write(os.Stdout, false)
 	// Output:
 	// seed 0x6: cancel-takes-effect-at-once turn 1 step 1 seqs 8,9: turn 1 ended 55 ms after the cancel (disposed) that landed in it before seq 8: a wait outlasted the turn signal
-	//   listeners: server-retry, retry, compaction
 	//   shrunk plan (3 lines, 43 shrink runs):
+	//     listeners: server-retry, retry, compaction
 	//     request 1: fail SERVER 500
 	//     input 1: send "Work through the task in st..." at 0ms
 	//     world: cancel user after listener-wait #1

@@ -39,12 +39,14 @@ func (r *Result) Write(w io.Writer, all bool) {
 	if len(r.Plan) == 0 {
 		return // not investigated (NoShrink)
 	}
-	fmt.Fprintf(w, "  listeners: %s\n", strings.Join(r.Listeners, ", "))
 	if r.NotShrunk != "" {
 		fmt.Fprintf(w, "  plan as drawn (%d lines; not shrunk: %s):\n", len(r.Plan), r.NotShrunk)
 	} else {
 		fmt.Fprintf(w, "  shrunk plan (%d lines, %d shrink runs):\n", len(r.Plan), r.ShrinkRuns)
 	}
+	// The plan's own order: shrinking may have moved what the seed drew
+	// (simrun replay --seed prints the drawn one).
+	fmt.Fprintf(w, "    listeners: %s\n", strings.Join(r.Listeners, ", "))
 	for _, l := range r.Plan {
 		fmt.Fprintf(w, "    %s\n", l)
 	}

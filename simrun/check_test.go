@@ -179,6 +179,10 @@ func TestUsage(t *testing.T) {
 	if status, _, errOut := simrun("check", "-h"); status != exitClean || !strings.Contains(errOut, "--view") {
 		t.Errorf("check -h: status %d\n%s", status, errOut)
 	}
+	// simrun help run is run's help, as run -h (it printed the commands).
+	if status, _, errOut := simrun("help", "run"); status != exitClean || !strings.HasPrefix(errOut, "usage: simrun run ") {
+		t.Errorf("help run: status %d\n%s", status, errOut)
+	}
 }
 
 // TestCheckJSON: one object per file, then the summary object; the text

@@ -32,6 +32,8 @@
 package simrun
 
 import (
+	"strings"
+
 	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/sim"
 
@@ -138,7 +140,7 @@ commands:
                 hold its rows to turnsim's view of the log
   version       print turnsim's version
 
-Run 'simrun <command> -h' for a command's flags.
+Run 'simrun <command> -h' (or 'simrun help <command>') for a command's flags.
 `
 
 // version is turnsim's version; corpus entries and reports carry it.
@@ -190,6 +192,10 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 		fmt.Fprintf(stdout, "simrun %s\n", version)
 		return exitClean
 	case "help", "-h", "--help":
+		if len(args) > 1 && args[1] != "help" && !strings.HasPrefix(args[1], "-") {
+			// simrun help run: run's own help, as simrun run -h.
+			return run([]string{args[1], "-h"}, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return exitClean
 	}

@@ -163,6 +163,11 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	var b strings.Builder
 	if t.config != nil {
 		b.WriteString(t.config.String())
+		if t.flags.mutant != "" {
+			// Said, as an entry's replay says it: a saved transcript
+			// shows it ran against a mutant.
+			fmt.Fprintf(&b, "mutant      %s\n", t.flags.mutant)
+		}
 	} else {
 		fmt.Fprintf(&b, "seed        %s (corpus entry: %s, turnsim %s)\n", t.entry.Seed, t.entry.Invariant, t.entry.Turnsim)
 		if t.entry.Mutant != "" {

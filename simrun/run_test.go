@@ -366,7 +366,7 @@ func TestSUTIsRefusedWhereItCannotRun(t *testing.T) {
 		{[]string{"explore", "--max-faults", "1", "--sut", "dsh", "--mutant", "retry-auth"}, "--sut dsh: a mutant of the zoo and a listener of one's own are Go code"},
 		{[]string{"explore", "--max-faults", "1", "--sut", "dsh", "--dsh-loop", missing}, "--dsh-loop: "},
 		{[]string{"budget", "--policy", "default", "--sut", "dsh", "--dsh-loop", missing}, "--dsh-loop: "},
-		{[]string{"replay", filepath.Join("..", "corpus", "budget-off-by-one-retry-budget-152350da3d95.json"), "--sut", "dsh"}, "an entry of the model's, given --sut dsh: it replays where it failed"},
+		{[]string{"replay", filepath.Join("..", "corpus", "budget-off-by-one-retry-budget-277a6b47c00b.json"), "--sut", "dsh"}, "an entry of the model's, given --sut dsh: it replays where it failed"},
 	} {
 		status, _, errOut := simrun(tt.args...)
 		if status != exitUsage || !strings.Contains(errOut, tt.want) {
@@ -396,7 +396,7 @@ func TestShellWord(t *testing.T) {
 // not replay; the run says so on stderr, rather than read as its replay.
 func TestRunSaysWhichCorpusEntriesItCannotReplay(t *testing.T) {
 	dir := t.TempDir()
-	b, err := os.ReadFile("../corpus/budget-off-by-one-retry-budget-152350da3d95.json")
+	b, err := os.ReadFile("../corpus/budget-off-by-one-retry-budget-277a6b47c00b.json")
 	if err != nil {
 		t.Fatal(err)
 	}

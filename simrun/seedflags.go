@@ -46,7 +46,7 @@ type seedFlags struct {
 
 func (f *seedFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.policy, "policy", "", "pin the retry policy: a DSH RetryPolicyConfig JSON file")
-	fs.Func("faults", "restrict the fault kinds a seed may enable (comma-separated, or all; see 'simrun run -h')", func(v string) error {
+	fs.Func("faults", "restrict the fault kinds a seed may enable (comma-separated, or all; the kinds are listed under 'Fault kinds' in simrun run -h)", func(v string) error {
 		f.faults, f.faultsSet = v, true
 		return nil
 	})

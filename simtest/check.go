@@ -151,7 +151,7 @@ func check(t tb, opts ...Option) {
 		}
 	})
 	if len(regressions) > 0 {
-		reportCorpus(t, regressions, c.Repro)
+		reportCorpus(t, regressions, c)
 		return
 	}
 	if cs := sum.Corpus; cs.Replayed > 0 || len(cs.Skipped) > 0 {
@@ -182,7 +182,9 @@ func check(t tb, opts ...Option) {
 	} else {
 		fmt.Fprintf(&b, "the only failing seed of %d\n", sum.Runs)
 	}
-	writeTimeline(&b, first, c)
+	if plan := first.Scenario(); plan != nil { // nil: not shrunk (a panic, a block, an internal error)
+		writeTimeline(&b, "the shrunk plan", plan, c.Sim)
+	}
 	t.Error(strings.TrimRight(b.String(), "\n"))
 }
 
@@ -300,7 +302,7 @@ func (s *settings) config(t tb) (campaign.Config, error) {
 
 // reportCorpus fails the test with the corpus entries that no longer
 // replay as they should: the first in full, the others counted.
-func reportCorpus(t tb, rs []campaign.CorpusResult, repro campaign.Repro) {
+func reportCorpus(t tb, rs []campaign.CorpusResult, c campaign.Config) {
 	t.Helper()
 	var b strings.Builder
 	r := rs[0]
@@ -313,12 +315,13 @@ func reportCorpus(t tb, rs []campaign.CorpusResult, repro campaign.Repro) {
 		for _, v := range r.Violations {
 			fmt.Fprintf(&b, "  %s\n", v.Line())
 		}
-		fmt.Fprintf(&b, "  listeners: %s\n  plan:\n", strings.Join(r.Scenario.ListenerOrder, ", "))
+		fmt.Fprintf(&b, "  plan:\n    listeners: %s\n", strings.Join(r.Scenario.ListenerOrder, ", "))
 		for _, l := range faults.PlanLines(r.Scenario) {
 			fmt.Fprintf(&b, "    %s\n", l)
 		}
-		fmt.Fprintf(&b, "  reproduce: %s\n", strings.TrimSpace("simrun replay "+path+" "+repro.PluggedNote()))
+		fmt.Fprintf(&b, "  reproduce: %s\n", strings.TrimSpace("simrun replay "+path+" "+c.Repro.PluggedNote()))
 		b.WriteString("  (the corpus is replayed before any seed: fix the failure, or delete the entry once it is understood)\n")
+		writeTimeline(&b, "the entry", r.Scenario, c.Sim)
 	}
 	if len(rs) > 1 {
 		fmt.Fprintf(&b, "and %d more corpus entries fail\n", len(rs)-1)
@@ -354,25 +357,22 @@ func runPattern(name string) string {
 
 // setting is a flag's value, else its environment twin's, with the name
 // of the one it came from (for an error about it).
-// writeTimeline writes the timeline of a failure's shrunk plan, one line
+// writeTimeline writes the timeline of a failure's plan (what names it:
+// the shrunk plan, a corpus entry), one line
 // an event (the legend is in docs/scenarios.md), when -sim.timeline or
 // SIM_TIMELINE asks for it, and otherwise says how to ask: without it the
 // only way to see the timeline was a main of one's own importing simrun.
-func writeTimeline(b *strings.Builder, r *campaign.Result, c campaign.Config) {
-	plan := r.Scenario()
-	if plan == nil {
-		return // not shrunk (a panic, a block, an internal error)
-	}
+func writeTimeline(b *strings.Builder, what string, plan *sim.Scenario, opts sim.Options) {
 	wanted := *flagTimeline
 	if v, _ := setting("", "sim.timeline", "SIM_TIMELINE"); v != "" {
 		wanted = wanted || (v != "0" && v != "false")
 	}
 	if !wanted {
-		b.WriteString("(-sim.timeline, or SIM_TIMELINE=1, prints the shrunk plan's timeline here)\n")
+		fmt.Fprintf(b, "(-sim.timeline, or SIM_TIMELINE=1, prints %s's timeline here)\n", what)
 		return
 	}
-	res, _ := faults.Check(plan, c.Sim)
-	b.WriteString("timeline of the shrunk plan:\n")
+	res, _ := faults.Check(plan, opts)
+	fmt.Fprintf(b, "timeline of %s:\n", what)
 	if err := timeline.RenderRun(b, res); err != nil {
 		fmt.Fprintf(b, "(the timeline could not be drawn: %v)\n", err)
 	}

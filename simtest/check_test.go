@@ -103,8 +103,7 @@ func TestCheckReportsOneShrunkFailure(t *testing.T) {
 	report := r.errors[0]
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`^seed (0x[0-9a-f]+): cancel-takes-effect-at-once turn \d+ step \d+ seqs \d+,\d+: turn \d+ ended [0-9.]+ ms after the cancel`),
-		regexp.MustCompile(`(?m)^  listeners: .*retry-server`),
-		regexp.MustCompile(`(?m)^  shrunk plan \(\d+ lines, \d+ shrink runs\):\n(    .+\n)+`),
+		regexp.MustCompile(`(?m)^  shrunk plan \(\d+ lines, \d+ shrink runs\):\n    listeners: .*retry-server.*\n(    .+\n)+`),
 		regexp.MustCompile(`(?m)^  the shrunk plan gives: cancel-takes-effect-at-once `),
 		regexp.MustCompile(`(?m)^  reproduce: go test \./simtest -run '\^TestRetryServer\$' -sim\.seed=0x[0-9a-f]+$`),
 		regexp.MustCompile(`(?m)^             simrun replay \S+cancel-takes-effect-at-once-[0-9a-f]{12}\.json \(with retry-server registered`),
@@ -245,6 +244,30 @@ func TestTimelineOfAFailure(t *testing.T) {
 	}
 }
 
+// TestTimelineOfAnEntryThatFailsAgain: the rerun the hint leads to fails
+// on the corpus entry first, and SIM_TIMELINE prints the entry's timeline
+// there too (it once printed nothing on that path).
+func TestTimelineOfAnEntryThatFailsAgain(t *testing.T) {
+	withoutSimEnv(t)
+	corpus := filepath.Join(t.TempDir(), "turnsim")
+	first := &recorder{name: "TestRetryServer"}
+	check(first, Listeners(retryServer(true)), Runs(200), Corpus(corpus))
+	if len(first.errors) != 1 {
+		t.Fatalf("the first run did not fail once: %q", first.errors)
+	}
+	again := &recorder{name: "TestRetryServer"}
+	check(again, Listeners(retryServer(true)), Runs(200), Corpus(corpus))
+	if len(again.errors) != 1 || !strings.Contains(again.errors[0], "(-sim.timeline, or SIM_TIMELINE=1, prints the entry's timeline here)") {
+		t.Errorf("without SIM_TIMELINE: %q", again.errors)
+	}
+	t.Setenv("SIM_TIMELINE", "1")
+	with := &recorder{name: "TestRetryServer"}
+	check(with, Listeners(retryServer(true)), Runs(200), Corpus(corpus))
+	if len(with.errors) != 1 || !regexp.MustCompile(`(?m)^timeline of the entry:\n(.*\n)* +0  t1 +1 turn/start$`).MatchString(with.errors[0]) {
+		t.Errorf("with SIM_TIMELINE=1: %q", with.errors)
+	}
+}
+
 // TestSkippedEntriesSayWhy: under a mutant, the corpus's regression
 // entries of the correct loop are skipped, and the log says so (it once
 // called them "of mutants other than this run's").
@@ -259,7 +282,7 @@ func TestSkippedEntriesSayWhy(t *testing.T) {
 	t.Setenv("SIM_MUTANT", "budget-off-by-one")
 	r := &recorder{name: "TestRetryServer"}
 	check(r, Listeners(retryServer(false)), Runs(50), Corpus(corpus))
-	want := "0 replayed first, each as it should; skipped: regressions of the correct loop, not replayed against mutant budget-off-by-one (1)"
+	want := "0 replayed first, each as it should; skipped 1: regressions of the correct loop, not replayed against mutant budget-off-by-one"
 	if !slices.ContainsFunc(r.logs, func(l string) bool { return strings.Contains(l, want) }) {
 		t.Errorf("no log says %q: %q", want, r.logs)
 	}
