@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"testing"
 
 	"github.com/turnsim/turnsim/internal/atomicfile"
 
@@ -14,29 +13,29 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
-// failuresShown is how many violating turns Check reports one by one.
+// failuresShown is how many violating turns Assess reports one by one.
 const failuresShown = 5
 
-// Check runs turns seed … seed+runs-1 under the configuration (under a
+// Assess runs turns seed … seed+runs-1 under the configuration (under a
 // timed environment, the turns that arrive over its horizon, drawn from
-// seed; runs is not read), from a policy author's test: it fails tb for
-// each of the first few turns the oracle failed (naming the turn, its
-// invariants and how to replay it), with a count of the rest, and once for
-// each bound (ExhaustionHi.Below(0.001), as simrun budget's --assert
+// seed; runs is not read) and says what a policy author's test fails with
+// (budgettest.Check fails it): one failure for each of the first few
+// turns the oracle failed (naming the turn, its invariants and how to
+// replay it), with a count of the rest, and one for each bound
+// (ExhaustionHi.Below(0.001), as simrun budget's --assert
 // exhaustion_hi<0.001) the report breaks, naming turns to replay, or that
-// is no bound (a figure or comparison the package has not); it returns the
-// report for further assertions. An invalid configuration (Validate) fails
-// tb once, and the report is empty.
-func (c Config) Check(tb testing.TB, seed uint64, runs int, bounds ...Bound) Report {
-	tb.Helper()
+// is no bound (a figure or comparison the package has not). An invalid
+// configuration (Validate) is one failure, and the report is empty.
+func (c Config) Assess(seed uint64, runs int, bounds ...Bound) (r Report, failures []string) {
+	fail := func(format string, args ...any) { failures = append(failures, fmt.Sprintf(format, args...)) }
 	r, err := c.Run(context.Background(), seed, runs)
 	if err != nil {
-		tb.Errorf("budget: %v", err)
-		return r
+		fail("budget: %v", err)
+		return r, failures
 	}
 	for i, t := range r.Violations {
 		if i == failuresShown {
-			tb.Errorf("and %d more turns the oracle failed, of %d", len(r.Violations)-failuresShown, r.Turns)
+			fail("and %d more turns the oracle failed, of %d", len(r.Violations)-failuresShown, r.Turns)
 			break
 		}
 		v := faults.Principal(t.Violations)
@@ -48,12 +47,12 @@ func (c Config) Check(tb testing.TB, seed uint64, runs int, bounds ...Bound) Rep
 		if c.Env.Timed() {
 			name = fmt.Sprintf("turn %d (seed %#x)", t.Index, t.Seed)
 		}
-		tb.Errorf("%s: %s: %s%s\n\treplay it: cfg.TraceTurn(%#x, %d, \"turn.jsonl\") returns its violations, the run's facts included (a listener's count of retries, which no log shows), and writes its log for simrun check --view",
+		fail("%s: %s: %s%s\n\treplay it: cfg.TraceTurn(%#x, %d, \"turn.jsonl\") returns its violations, the run's facts included (a listener's count of retries, which no log shows), and writes its log for simrun check --view",
 			name, v.Invariant, v.Message, more, seed, t.Index)
 	}
 	for _, b := range bounds {
 		if err := b.check(); err != nil {
-			tb.Errorf("bound %v", err)
+			fail("bound %v", err)
 			continue
 		}
 		if ok, v := b.Holds(r); !ok {
@@ -61,10 +60,10 @@ func (c Config) Check(tb testing.TB, seed uint64, runs int, bounds ...Bound) Rep
 			if len(r.FailedTurns) > 0 {
 				failed = fmt.Sprintf("; turns that did not complete include %s (cfg.TraceTurn(%#x, N, \"turn.jsonl\") writes turn N's log)", joinInts(r.FailedTurns), seed)
 			}
-			tb.Errorf("bound %s fails: %s = %.6g over %d turns from seed %#x%s", b, b.Figure, v, r.Turns, seed, failed)
+			fail("bound %s fails: %s = %.6g over %d turns from seed %#x%s", b, b.Figure, v, r.Turns, seed, failed)
 		}
 	}
-	return r
+	return r, failures
 }
 
 // others are a turn's invariants besides the principal one's violation.

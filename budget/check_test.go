@@ -20,16 +20,15 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
-// recordingTB collects what Check reports (Check calls no other method
-// of testing.TB).
-type recordingTB struct {
-	testing.TB
-	errors []string
-}
+// recordingTB collects what a test of one's own would fail with: the
+// failures Assess gives (budgettest.Check fails a test with each).
+type recordingTB struct{ errors []string }
 
-func (r *recordingTB) Helper() {}
-func (r *recordingTB) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+// checkInto is budgettest.Check on a recorder, within the package.
+func (c Config) checkInto(tb *recordingTB, seed uint64, runs int, bounds ...Bound) Report {
+	r, failures := c.Assess(seed, runs, bounds...)
+	tb.errors = append(tb.errors, failures...)
+	return r
 }
 
 // TestCheckReportsAnAuthorsBug: a listener of the author's that answers
@@ -44,7 +43,7 @@ func TestCheckReportsAnAuthorsBug(t *testing.T) {
 	cfg := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: &Environment{Outages: []Outage{{FromMs: 0, ForMs: limits.Current.DurationMs, Code: "SERVER"}}},
 		Listeners: []sim.Listener{always}}
 	var tb recordingTB
-	r := cfg.Check(&tb, 1, 3, Violations.Below(1))
+	r := cfg.checkInto(&tb, 1, 3, Violations.Below(1))
 	if len(r.Violations) != 3 || len(tb.errors) != 4 {
 		t.Fatalf("%d violations, errors:\n%s", len(r.Violations), strings.Join(tb.errors, "\n"))
 	}
@@ -76,7 +75,7 @@ func TestCheckPassesACorrectListener(t *testing.T) {
 	}}
 	env := &Environment{Failures: []Failure{{Code: "SERVER", Status: 503, P: 0.5}}}
 	var tb recordingTB
-	with := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env, Listeners: []sim.Listener{passOn}}.Check(&tb, 1, 300, Exhaustion.Below(0.1))
+	with := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env, Listeners: []sim.Listener{passOn}}.checkInto(&tb, 1, 300, Exhaustion.Below(0.1))
 	without := mustRun(t, Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env}, 1, 300)
 	if len(tb.errors) > 0 || with.Exhausted != without.Exhausted || with.Completed != without.Completed {
 		t.Errorf("errors %v; with the listener %+v, without %+v", tb.errors, with, without)
@@ -128,7 +127,7 @@ func TestCheckNamesATimedTurn(t *testing.T) {
 	env := &Environment{HorizonMs: 600e3, Arrivals: &Arrivals{PerMinute: 2}, Outages: []Outage{{FromMs: 300e3, ForMs: 240e3, Code: "SERVER"}}}
 	cfg := Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}, Env: env, Listeners: []sim.Listener{always}}
 	var tb recordingTB
-	r := cfg.Check(&tb, 1, 0)
+	r := cfg.checkInto(&tb, 1, 0)
 	// The first five violating turns one by one, then a count.
 	if len(r.Violations) <= failuresShown || len(r.Violations) == r.Turns || len(tb.errors) != failuresShown+1 ||
 		tb.errors[failuresShown] != fmt.Sprintf("and %d more turns the oracle failed, of %d", len(r.Violations)-failuresShown, r.Turns) {
@@ -195,7 +194,7 @@ func TestAListenerThatBlocksEndsTheRun(t *testing.T) {
 				t.Errorf("the report: %d turns, interrupted %v; want the turns before the block, marked interrupted", r.Turns, r.Interrupted)
 			}
 			var tb recordingTB
-			cfg.Check(&tb, 1, 100)
+			cfg.checkInto(&tb, 1, 100)
 			if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], `listener "waits" blocked outside virtual time`) {
 				t.Errorf("Check reports %q", tb.errors)
 			}
@@ -212,7 +211,7 @@ func TestAListenerThatBlocksEndsTheRun(t *testing.T) {
 // text; the bounds beside it are checked still.
 func TestCheckNamesWhatIsNoBound(t *testing.T) {
 	var tb recordingTB
-	Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}}.Check(&tb, 1, 10, Figure("exhaustion_high").Below(0.1), Exhaustion.Above(0.5))
+	Config{Recovery: sim.Recovery{RetryPolicy: retry.DefaultPolicy()}}.checkInto(&tb, 1, 10, Figure("exhaustion_high").Below(0.1), Exhaustion.Above(0.5))
 	want := []string{
 		`bound "exhaustion_high<0.1": unknown figure "exhaustion_high" (known: aborted, amplification, exhausted_share, exhaustion, exhaustion_hi, failed_at_once_share, max_recovery_ms, p50_recovery_ms, p90_recovery_ms, p99_recovery_ms, violations)`,
 		`bound exhaustion>0.5 fails: exhaustion = 0 over 10 turns from seed 0x1`,

@@ -10,13 +10,13 @@
 // a stretch of virtual time: turns arrive over it, incidents arrive and
 // last as a process over it, and each turn meets whatever is happening
 // while its requests run (Config.Run runs the arrivals, and the report's
-// Timeline says what each incident did). Config.Check runs the same from
-// a test and fails it on an oracle violation or a broken Bound
-// (ExhaustionHi.Below(0.001)); package budget/report draws the reports
-// side by side.
+// Timeline says what each incident did). Config.Assess runs the same and
+// says what fails: an oracle violation, a broken Bound
+// (ExhaustionHi.Below(0.001)); budgettest.Check fails a test with it.
+// Package budget/report draws the reports side by side.
 //
 // A configuration built in Go is held to what its files would be: every
-// run method (Run, Turn, Check, Trace, TraceTurn) first calls
+// run method (Run, Turn, Assess, Trace, TraceTurn) first calls
 // Config.Validate, which checks the policy as ParsePolicy does, the
 // environment as ParseEnvironment does (Environment.Validate) and the
 // listeners as the world does, and returns the loader's error for the

@@ -35,7 +35,7 @@ func runMethods(path string) []struct {
 		{"TraceTurn", func(c Config) error { _, err := c.TraceTurn(1, 0, path); return err }},
 		{"Check", func(c Config) error {
 			var tb recordingTB
-			c.Check(&tb, 1, 3, Exhaustion.Below(1))
+			c.checkInto(&tb, 1, 3, Exhaustion.Below(1))
 			if len(tb.errors) != 1 {
 				return errors.New("Check gave " + strings.Join(tb.errors, " | "))
 			}
@@ -163,7 +163,7 @@ func TestRunsOfNoTurnRefused(t *testing.T) {
 			t.Errorf("runs %d (-want +got):\n%s", runs, diff)
 		}
 		var tb recordingTB
-		cfg.Check(&tb, 1, runs, Exhaustion.Below(0.001))
+		cfg.checkInto(&tb, 1, runs, Exhaustion.Below(0.001))
 		if len(tb.errors) != 1 || !strings.Contains(tb.errors[0], "runs: a run measures at least 1 turn") {
 			t.Errorf("Check over %d turns: %q", runs, tb.errors)
 		}

@@ -6,9 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
@@ -84,28 +81,28 @@ func (c *Config) String() string {
 
 // The configuration's generators, built once.
 var (
-	policyKindGen = gen.Weighted([]gen.WeightedGen{
-		{Weight: 3, Gen: gen.Const("dsh-default")}, {Weight: 4, Gen: gen.Const("normal")},
-		{Weight: 2, Gen: gen.Const("always")}, {Weight: 1, Gen: gen.Const("none")}})
-	orderGen = gen.Weighted([]gen.WeightedGen{
-		{Weight: 4, Gen: gen.Const([]string{sim.ListenerRetry, sim.ListenerCompaction})},
-		{Weight: 3, Gen: gen.Const([]string{sim.ListenerCompaction, sim.ListenerRetry})}})
-	overflowGen = gen.Weighted([]gen.WeightedGen{
-		{Weight: 1, Gen: gen.Const(-1)}, {Weight: 1, Gen: gen.Const(0)}, {Weight: 4, Gen: gen.Const(1)}, {Weight: 2, Gen: gen.Const(2)}})
-	fourthGen      = gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 3, Gen: gen.Const(false)}})
-	tenthGen       = gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 9, Gen: gen.Const(false)}})
-	fifthGen       = gen.Weighted([]gen.WeightedGen{{Weight: 1, Gen: gen.Const(true)}, {Weight: 4, Gen: gen.Const(false)}})
-	faultRateGen   = gen.Float64Range(0.1, 0.7)
-	actionRateGen  = gen.Float64Range(0.2, 1)
+	policyKindGen = weighted([]weightedGen{
+		{Weight: 3, Gen: constant("dsh-default")}, {Weight: 4, Gen: constant("normal")},
+		{Weight: 2, Gen: constant("always")}, {Weight: 1, Gen: constant("none")}})
+	orderGen = weighted([]weightedGen{
+		{Weight: 4, Gen: constant([]string{sim.ListenerRetry, sim.ListenerCompaction})},
+		{Weight: 3, Gen: constant([]string{sim.ListenerCompaction, sim.ListenerRetry})}})
+	overflowGen = weighted([]weightedGen{
+		{Weight: 1, Gen: constant(-1)}, {Weight: 1, Gen: constant(0)}, {Weight: 4, Gen: constant(1)}, {Weight: 2, Gen: constant(2)}})
+	fourthGen      = weighted([]weightedGen{{Weight: 1, Gen: constant(true)}, {Weight: 3, Gen: constant(false)}})
+	tenthGen       = weighted([]weightedGen{{Weight: 1, Gen: constant(true)}, {Weight: 9, Gen: constant(false)}})
+	fifthGen       = weighted([]weightedGen{{Weight: 1, Gen: constant(true)}, {Weight: 4, Gen: constant(false)}})
+	faultRateGen   = float64Range(0.1, 0.7)
+	actionRateGen  = float64Range(0.2, 1)
 	turnsGen       = intRange(1, 3)
 	toolStepsGen   = intRange(0, 2)
 	resultCharsGen = intRange(50, 3000)
 	idleGen        = intRange(200, 5000)
-	initialGen     = gen.OneConstOf(1, 10, 25, 100, 500)
-	factorGen      = gen.OneConstOf(1, 2, 4, 20)
-	jitterGen      = gen.OneConstOf(0.0, 0.1, 0.5, 1.0)
+	initialGen     = oneConstOf(1, 10, 25, 100, 500)
+	factorGen      = oneConstOf(1, 2, 4, 20)
+	jitterGen      = oneConstOf(0.0, 0.1, 0.5, 1.0)
 	maxRetriesGen  = intRange(0, 6)
-	maskGen        = gen.UInt64Range(0, math.MaxUint32)
+	maskGen        = uint64Range(0, math.MaxUint32)
 )
 
 var defaultCodes = []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT"}
@@ -173,7 +170,7 @@ func drawConfig(seed uint64, o Overrides) *Config {
 }
 
 // drawPolicy draws a policy of a mode with a random budget and backoff.
-func drawPolicy(rng *gopter.GenParameters, mode string) *loop.RetryPolicy {
+func drawPolicy(rng *randStream, mode string) *loop.RetryPolicy {
 	p := &loop.RetryPolicy{Mode: mode}
 	p.InitialDelayMs = float64(draw[int](rng, initialGen))
 	p.MaxDelayMs = p.InitialDelayMs * float64(draw[int](rng, factorGen))

@@ -6,8 +6,8 @@
 // replays exactly.
 //
 // Draws come from named streams split off the seed ("config", "workload",
-// "faults", "world", and the scenario's "jitter"), sampled through gopter
-// generators, so that changing one part of a draw does not reshuffle the
-// rest. Swarm testing: each seed enables its own subset of fault kinds;
+// "faults", "world", and the scenario's "jitter"), sampled through
+// generators that draw as gopter's do (gen.go), so that changing one part
+// of a draw does not reshuffle the rest. Swarm testing: each seed enables its own subset of fault kinds;
 // some seeds have none, some all.
 package faults

@@ -5,9 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -84,7 +81,7 @@ const prompt = "Work through the task in steps, using tools where they help. The
 
 // drawRequests lays out the workload's answers, each preceded by a run of
 // faults of the enabled kinds.
-func drawRequests(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
+func drawRequests(c *Config, s *sim.Scenario, rng *randStream) {
 	var enabled []string
 	for _, k := range requestFaults {
 		if c.has(k) {
@@ -146,23 +143,22 @@ func drawRequests(c *Config, s *sim.Scenario, rng *gopter.GenParameters) {
 }
 
 // intn draws an int in [lo, hi] straight from a stream: the per-request
-// draws, the bulk of a plan, skip gopter's generator machinery (a result
-// allocated through reflection per draw); the configuration and the world
-// are drawn through gopter generators.
-func intn(rng *gopter.GenParameters, lo, hi int) int { return lo + rng.Rng.Intn(hi-lo+1) }
+// draws, the bulk of a plan, skip the generators (a value boxed per
+// draw); the configuration and the world are drawn through them.
+func intn(rng *randStream, lo, hi int) int { return lo + rng.Rng.Intn(hi-lo+1) }
 
 // Generators used on every world draw, built once.
 var (
 	nthGen     = intRange(1, 3)
 	busyGen    = intRange(0, 3000)
-	plusGen    = gen.Weighted([]gen.WeightedGen{{Weight: 3, Gen: intRange(1, 50)}, {Weight: 1, Gen: intRange(51, 1000)}})
+	plusGen    = weighted([]weightedGen{{Weight: 3, Gen: intRange(1, 50)}, {Weight: 1, Gen: intRange(51, 1000)}})
 	eventGen   = recoveryWeighted(eventTypes)
-	causeGen   = gen.OneConstOf(session.CauseUser, session.CauseParent, session.CauseHook, session.CauseDisposed)
-	inputGen   = gen.OneConstOf("followup", "steer", "inject")
-	disposeGen = gen.OneConstOf("dispose", "dispose-retry")
-	outageGen  = gen.OneConstOf(100, 1000, 5000, 20000)
-	coin       = gen.Bool()
-	unit       = gen.Float64Range(0, 1)
+	causeGen   = oneConstOf(session.CauseUser, session.CauseParent, session.CauseHook, session.CauseDisposed)
+	inputGen   = oneConstOf("followup", "steer", "inject")
+	disposeGen = oneConstOf("dispose", "dispose-retry")
+	outageGen  = oneConstOf(100, 1000, 5000, 20000)
+	coin       = boolean()
+	unit       = float64Range(0, 1)
 )
 
 // ResultLine is the line tool results are made of: a result of n
@@ -183,7 +179,7 @@ func resultText(n int) string {
 var longResult = strings.Repeat(ResultLine, 6000/len(ResultLine)+1)
 
 // faultOutcome is one failing answer of a kind.
-func faultOutcome(c *Config, rng *gopter.GenParameters, kind string, latency float64) sim.Outcome {
+func faultOutcome(c *Config, rng *randStream, kind string, latency float64) sim.Outcome {
 	status := func(s int) *int { return &s }
 	f := &session.LlmFailure{}
 	switch kind {
@@ -253,21 +249,21 @@ var recoveryPoints = []string{session.TypeLLMRetry, session.TypeLLMRetryStarted,
 // EventTypes are the choice points the model's world actions are aimed at.
 func EventTypes() []string { return slices.Clone(eventTypes) }
 
-func recoveryWeighted(types []string) gopter.Gen {
-	var gens []gen.WeightedGen
+func recoveryWeighted(types []string) generator {
+	var gens []weightedGen
 	for _, t := range types {
 		w := 1
 		if slices.Contains(recoveryPoints, t) {
 			w = 3
 		}
-		gens = append(gens, gen.WeightedGen{Weight: w, Gen: gen.Const(t)})
+		gens = append(gens, weightedGen{Weight: w, Gen: constant(t)})
 	}
-	return gen.Weighted(gens)
+	return weighted(gens)
 }
 
 // drawWorld places the world's actions: cancels, disposals, late inputs
 // and outages, at virtual times or right after events.
-func drawWorld(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParameters) {
+func drawWorld(c *Config, s *sim.Scenario, o Overrides, rng *randStream) {
 	horizon := float64(c.Turns * TurnGapMs)
 	points := eventGen
 	if o.Points != nil {
@@ -338,7 +334,7 @@ func ptr[T any](v T) *T { return &v }
 // inside a wait some listener begins — the race a listener's own sleep is
 // likeliest to lose, and one no event marks when the listener logs
 // nothing.
-func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParameters) {
+func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *randStream) {
 	order := slices.Clone(c.ListenerOrder)
 	outer := 0
 	for _, l := range o.Listeners {
@@ -400,7 +396,7 @@ func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *gopter.GenParamet
 
 // waitNthGen is which listener wait a cancel lands in: mostly the first,
 // where the wait of the listener placed first is.
-var waitNthGen = gen.Weighted([]gen.WeightedGen{{Weight: 3, Gen: gen.Const(1)}, {Weight: 1, Gen: gen.Const(2)}})
+var waitNthGen = weighted([]weightedGen{{Weight: 3, Gen: constant(1)}, {Weight: 1, Gen: constant(2)}})
 
 // providerCodes are the codes a provider fails with, for a listener that
 // names none of its own.

@@ -7,7 +7,6 @@ require github.com/turnsim/turnsim v0.0.0
 require (
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/klauspost/compress v1.20.4 // indirect
-	github.com/leanovate/gopter v0.2.11 // indirect
 )
 
 replace github.com/turnsim/turnsim => ../..

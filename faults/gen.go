@@ -1,0 +1,83 @@
+package faults
+
+import (
+	"math/rand"
+	"sort"
+)
+
+// The generators a seed's draw is made of. They draw exactly what
+// gopter's gen package draws from the same stream (Weighted, OneConstOf,
+// Int64Range, UInt64Range, Float64Range, Bool and Const, as of gopter
+// v0.2.11; TestDrawsUnchanged pins the plans of 2,000 seeds), written
+// here so that a binary that draws plans does not link gopter, whose
+// root package imports testing: gopter stays in the tests, where its
+// properties and state machines run.
+
+// A randStream is a named random stream of a seed (stream).
+type randStream struct{ Rng *rand.Rand }
+
+// A generator draws one value from a stream.
+type generator func(*randStream) any
+
+// weightedGen is a generator and its weight.
+type weightedGen struct {
+	Weight int
+	Gen    generator
+}
+
+// nextUint64 is two 63-bit draws folded into 64 bits, as gopter's
+// GenParameters.NextUint64.
+func (s *randStream) nextUint64() uint64 {
+	first := uint64(s.Rng.Int63())
+	second := uint64(s.Rng.Int63())
+	return (first << 1) ^ second
+}
+
+// constant draws nothing and gives v.
+func constant(v any) generator { return func(*randStream) any { return v } }
+
+// weighted picks one generator with a chance in proportion to its weight.
+func weighted(gens []weightedGen) generator {
+	if len(gens) == 0 {
+		panic("faults: weighted of no generator")
+	}
+	total, cumulative := 0, make([]int, 0, len(gens))
+	for _, g := range gens {
+		if g.Weight <= 0 {
+			panic("faults: a weight must be positive")
+		}
+		total += g.Weight
+		cumulative = append(cumulative, total)
+	}
+	return func(s *randStream) any {
+		return gens[sort.SearchInts(cumulative, 1+s.Rng.Intn(total))].Gen(s)
+	}
+}
+
+// oneConstOf picks one of vs, each as likely.
+func oneConstOf(vs ...any) generator {
+	return func(s *randStream) any { return vs[s.Rng.Intn(len(vs))] }
+}
+
+// int64Range draws from [lo, hi] (hi−lo+1 must not overflow).
+func int64Range(lo, hi int64) generator {
+	size := uint64(hi - lo + 1)
+	return func(s *randStream) any { return int64(uint64(lo) + s.nextUint64()%size) }
+}
+
+// uint64Range draws from [lo, hi] (hi−lo+1 must not overflow).
+func uint64Range(lo, hi uint64) generator {
+	size := hi - lo + 1
+	return func(s *randStream) any { return lo + s.nextUint64()%size }
+}
+
+// float64Range draws from [lo, hi).
+func float64Range(lo, hi float64) generator {
+	d := hi - lo
+	return func(s *randStream) any { return lo + s.Rng.Float64()*d }
+}
+
+// boolean draws true or false, each as likely.
+func boolean() generator {
+	return func(s *randStream) any { return s.Rng.Int63()&1 == 0 }
+}
