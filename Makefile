@@ -9,11 +9,13 @@ FUZZTIME ?= 10m
 all: lint test
 
 # The main job: seeded fault-injection runs across every fault kind with
-# the default policies (the corpus replayed first), then the scenarios.
+# the default policies (the corpus replayed first; --stats: what each
+# fault kind, choice point and invariant saw, and where cancels landed),
+# then the scenarios.
 # SEEDS sets the number of seeds (here 10,000; for conformance-soak, 200).
 SEEDS ?=
 sim:
-	$(GO) run ./cmd/simrun run --seeds $(or $(SEEDS),10000)
+	$(GO) run ./cmd/simrun run --stats --seeds $(or $(SEEDS),10000)
 	$(GO) run ./cmd/simrun scenario --quiet scenarios/*.json
 
 # The search against every mutant of the zoo: each must be found.

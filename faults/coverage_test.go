@@ -64,3 +64,16 @@ func TestCoverageReport(t *testing.T) {
 		t.Errorf("an empty coverage warns %d times:\n%s", n, b.String())
 	}
 }
+
+// TestCancelsNote: the cancels that landed, by kind of point, the most
+// first; the other actions are not cancels.
+func TestCancelsNote(t *testing.T) {
+	r := Report{Landings: []LandingRow{{"cancel", "after an event", 3}, {"steer", "at a virtual time", 9},
+		{"cancel", "at a virtual time", 5}, {"cancel", "during a tool", 0}}}
+	if got, want := r.CancelsNote(), "5 at a virtual time, 3 after an event"; got != want {
+		t.Errorf("CancelsNote = %q, want %q", got, want)
+	}
+	if got := (Report{}).CancelsNote(); got != "none" {
+		t.Errorf("no landing: %q, want none", got)
+	}
+}

@@ -139,3 +139,24 @@ func sortedLandings(ls []Landing) []Landing {
 		return strings.Compare(a.Action, b.Action)
 	})
 }
+
+// CancelsNote says where the cancels of a campaign landed, by the kind of
+// point they were placed at, the most first: "182 at a virtual time, 43
+// after an event, …" ("none" when none landed).
+func (r Report) CancelsNote() string {
+	var rows []LandingRow
+	for _, l := range r.Landings {
+		if l.Action == "cancel" && l.Count > 0 {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) == 0 {
+		return "none"
+	}
+	slices.SortStableFunc(rows, func(a, b LandingRow) int { return b.Count - a.Count })
+	parts := make([]string, len(rows))
+	for i, l := range rows {
+		parts[i] = fmt.Sprintf("%d %s", l.Count, l.Point)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -195,6 +195,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "corpus %s: %s\n", strings.TrimSuffix(*corpus, "/")+"/", corpusNote(sum.Corpus))
 		}
 		fmt.Fprintf(stdout, "checked: %s\n", checkedNote(opts, c.Sample, c.Overrides.Kinds))
+		if *stats {
+			fmt.Fprintf(stdout, "cancels landed: %s\n", sum.Coverage.Report().CancelsNote())
+		}
 		fmt.Fprintln(stdout, sum)
 	}
 	switch {
