@@ -223,12 +223,39 @@ func simplifications(s *sim.Scenario) []*sim.Scenario {
 		}
 	}
 	for i, o := range s.Outages {
+		// An outage that the plan needs only one request of is that
+		// request failing: the same failure, which plans of a failing
+		// request share. From 0 it is the first; later, whichever the
+		// requests before it leave it (each place is tried).
+		places := 0
+		if o.FromMs > 0 && o.ToMs-o.FromMs <= 1 {
+			places = len(s.Requests)
+		}
+		if o.FromMs == 0 || places > 0 {
+			for at := 0; at <= places; at++ {
+				c := clone(s)
+				c.Outages = slices.Delete(c.Outages, i, i+1)
+				f, status := plainFailures[0], *plainFailures[0].Status
+				f.Status = &status
+				c.Requests = slices.Insert(c.Requests, at, sim.Outcome{Fail: &f})
+				out = append(out, c)
+			}
+		}
 		// Earlier: an outage that starts with the run often makes the
 		// later turns its plan needed removable (shortenOutages makes it
 		// shorter).
 		if o.FromMs > 0 {
 			c := clone(s)
 			c.Outages[i].FromMs, c.Outages[i].ToMs = 0, o.ToMs-o.FromMs
+			out = append(out, c)
+		}
+	}
+	for i := 1; i < len(s.Inputs); i++ {
+		// A followup, the plainest late input: a steer or an inject the
+		// failure does not depend on becomes one.
+		if k := s.Inputs[i].Kind; k == "steer" || k == "inject" {
+			c := clone(s)
+			c.Inputs[i].Kind = "followup"
 			out = append(out, c)
 		}
 	}
