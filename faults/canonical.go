@@ -33,6 +33,30 @@ func shortenTimes(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scena
 		shorten(func(s *sim.Scenario) *float64 { return &s.World[i].AtMs }, 0)
 		shorten(func(s *sim.Scenario) *float64 { return &s.World[i].PlusMs }, 0)
 	}
+	var narrowed bool
+	cur, narrowed = narrowWindow(cur, keeps)
+	return cur, changed || narrowed
+}
+
+// narrowWindow makes an enforced context window as small as keeps
+// allows: a history overflows it sooner, and the tool steps a plan needed
+// to grow its history there (four in one seed, six in another) become
+// removable.
+func narrowWindow(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scenario, bool) {
+	if !cur.EnforceContextWindow || cur.ContextWindow <= 1 {
+		return cur, false
+	}
+	lo, hi, changed := 0, cur.ContextWindow, false // lo taken as too small, hi keeps
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		c := clone(cur)
+		c.ContextWindow = mid
+		if keeps(c) {
+			cur, hi, changed = c, mid, true
+		} else {
+			lo = mid
+		}
+	}
 	return cur, changed
 }
 

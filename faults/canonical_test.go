@@ -28,9 +28,10 @@ func drawnLike() *sim.Scenario {
 	return s
 }
 
-// TestShortenTimesBisects: an outage becomes exactly as short, and an
-// input exactly as early, as the plan's failure allows, however long or
-// late the seed drew them (halving stopped anywhere between).
+// TestShortenTimesBisects: an outage becomes exactly as short, an input
+// exactly as early, and an enforced context window exactly as small, as
+// the plan's failure allows, however the seed drew them (halving stopped
+// anywhere between).
 func TestShortenTimesBisects(t *testing.T) {
 	tests := []struct {
 		name          string
@@ -46,7 +47,7 @@ func TestShortenTimesBisects(t *testing.T) {
 			runs := 0
 			keeps := func(c *sim.Scenario) bool {
 				runs++
-				return c.Outages[0].ToMs-c.Outages[0].FromMs >= tt.minOutage && c.Inputs[1].AtMs >= tt.earliestInput
+				return c.Outages[0].ToMs-c.Outages[0].FromMs >= tt.minOutage && c.Inputs[1].AtMs >= tt.earliestInput && c.ContextWindow >= 1000
 			}
 			got, changed := shortenTimes(drawnLike(), keeps)
 			if !changed {
@@ -58,8 +59,11 @@ func TestShortenTimesBisects(t *testing.T) {
 			if at := got.Inputs[1].AtMs; at != tt.earliestInput {
 				t.Errorf("followup at %v ms, want %v", at, tt.earliestInput)
 			}
-			if runs > 40 {
-				t.Errorf("%d runs: bisection of two numbers below 2^16 takes at most 32", runs)
+			if got.ContextWindow != 1000 {
+				t.Errorf("context window %d, want 1000", got.ContextWindow)
+			}
+			if runs > 16+16+12 {
+				t.Errorf("%d runs: bisection of two numbers below 2^16 and one below 2^12 takes at most 44", runs)
 			}
 		})
 	}
