@@ -27,15 +27,6 @@ type ReadOptions struct {
 	Repair bool
 }
 
-// layout is how seq and time are carried.
-type layout int
-
-const (
-	layoutUnknown  layout = iota
-	layoutImplied         // DSH's fixture layout: seq by position, time 0
-	layoutExplicit        // every line carries seq and time
-)
-
 // Reader streams the events of one log. It holds one line at a time, plus
 // the members of one packed row.
 type Reader struct {

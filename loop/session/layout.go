@@ -1,0 +1,152 @@
+package session
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// layout is how seq and time are carried.
+type layout int
+
+const (
+	layoutUnknown  layout = iota
+	layoutImplied         // DSH's fixture layout: seq by position, time 0
+	layoutExplicit        // every line carries seq and time
+)
+
+// decodeLine turns one line into its events (several for a packed row).
+func (r *Reader) decodeLine(line []byte) ([]Event, error) {
+	if r.streamJSON {
+		event, err := unwrapStreamJSON(line)
+		if err != nil || event == nil {
+			return nil, err // a nil event is a result or diagnostic record
+		}
+		line = event
+	}
+	env, err := parseEnvelope(line)
+	if err != nil {
+		return nil, err
+	}
+	if env.Type == nil || *env.Type == "" {
+		return nil, fmt.Errorf("missing type")
+	}
+	typ := *env.Type
+	if env.Data == nil || bytes.Equal(env.Data, []byte("null")) {
+		return nil, fmt.Errorf("%s: missing data", typ)
+	}
+	if isPackedRow(typ) {
+		return r.decodePacked(typ, &env)
+	}
+	if env.Seq0 != nil || env.Time0 != nil {
+		return nil, fmt.Errorf("%s: seq0/time0 belong to packed chunk rows only", typ)
+	}
+	seq, t, err := r.position(typ, env.Seq, env.Time)
+	if err != nil {
+		return nil, err
+	}
+	e, err := r.decodeEvent(typ, env.Data, seq, env.SurfaceOp)
+	if err != nil {
+		return nil, err
+	}
+	e.Time = t
+	e.SurfaceOp = env.SurfaceOp
+	e.SourceEventSeqs = env.SourceEventSeqs
+	e.Ignorable = env.Ignorable != nil && *env.Ignorable
+	r.nextSeq++
+	return []Event{e}, nil
+}
+
+// position checks seq and time against the layout, which the first event
+// decides.
+func (r *Reader) position(typ string, seq, t *int64) (int64, int64, error) {
+	explicit := seq != nil
+	switch r.layout {
+	case layoutUnknown:
+		r.layout = layoutImplied
+		if explicit {
+			r.layout = layoutExplicit
+		}
+	case layoutImplied:
+		if explicit || t != nil {
+			return 0, 0, fmt.Errorf("%s carries seq/time, but earlier lines use the implied layout", typ)
+		}
+	case layoutExplicit:
+		if !explicit {
+			return 0, 0, fmt.Errorf("%s: missing seq (earlier lines carry explicit seq and time)", typ)
+		}
+	}
+	if r.layout == layoutImplied {
+		if t != nil {
+			return 0, 0, fmt.Errorf("%s: time without seq", typ)
+		}
+		return r.nextSeq, 0, nil
+	}
+	if t == nil {
+		return 0, 0, fmt.Errorf("%s: missing time", typ)
+	}
+	if *seq != r.nextSeq {
+		return 0, 0, seqError(typ, *seq, r.nextSeq)
+	}
+	if *t < 0 {
+		// A time may go backwards (docs/dsh.md#log-file), never before the
+		// epoch.
+		return 0, 0, fmt.Errorf("%s: time %d is negative (epoch milliseconds)", typ, *t)
+	}
+	return *seq, *t, nil
+}
+
+func seqError(typ string, got, want int64) error {
+	if got > want {
+		return fmt.Errorf("%s: seq gap: seq %d, expected %d", typ, got, want)
+	}
+	return fmt.Errorf("%s: seq %d goes back or repeats, expected %d", typ, got, want)
+}
+
+func (r *Reader) decodePacked(typ string, env *envelope) ([]Event, error) {
+	if env.Seq != nil || env.Time != nil || env.SurfaceOp != nil || env.SourceEventSeqs != nil || env.Ignorable != nil {
+		return nil, fmt.Errorf("%s row: only type, seq0, time0 and data are allowed", typ)
+	}
+	var t0 int64
+	switch r.layout {
+	case layoutUnknown:
+		r.layout = layoutImplied
+		if env.Seq0 != nil {
+			r.layout = layoutExplicit
+		}
+	case layoutImplied:
+		if env.Seq0 != nil || env.Time0 != nil {
+			return nil, fmt.Errorf("%s row carries seq0/time0, but earlier lines use the implied layout", typ)
+		}
+	}
+	if r.layout == layoutExplicit {
+		if env.Seq0 == nil || env.Time0 == nil {
+			return nil, fmt.Errorf("%s row: missing seq0 or time0", typ)
+		}
+		if *env.Seq0 != r.nextSeq {
+			return nil, seqError(typ, *env.Seq0, r.nextSeq)
+		}
+		t0 = *env.Time0
+		if t0 < 0 {
+			return nil, fmt.Errorf("%s row: time0 %d is negative (epoch milliseconds)", typ, t0)
+		}
+	}
+	events, err := expandPacked(typ, env.Data, r.nextSeq, t0)
+	if err != nil {
+		return nil, err
+	}
+	for i := range events {
+		switch {
+		case r.layout == layoutImplied:
+			// Implied seq and time: every time is 0
+			// (docs/dsh.md#fixture-layout), even where a fixture kept a
+			// row's dt without its time0.
+			events[i].Time = 0
+		case events[i].Time < 0:
+			// dt may be negative (time may go backwards), the times it
+			// makes may not.
+			return nil, fmt.Errorf("%s row: member %d's time %d is negative (epoch milliseconds)", typ, i, events[i].Time)
+		}
+	}
+	r.nextSeq += int64(len(events))
+	return events, nil
+}

@@ -1,0 +1,106 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// decodeEvent applies the v0→v1 edge and decodes the payload.
+func (r *Reader) decodeEvent(typ string, data json.RawMessage, seq int64, op *SurfaceOp) (Event, error) {
+	data = append(json.RawMessage(nil), data...) // the line buffer is reused
+	legacy := false
+	if r.migrator != nil {
+		var err error
+		if typ, data, legacy, err = r.migrator.migrate(typ, data, seq, op); err != nil {
+			return Event{}, err
+		}
+	}
+	p, err := decodePayload(typ, data)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{Seq: seq, Data: p, raw: data, Legacy: legacy}, nil
+}
+
+// decodePayload decodes the data of a typed event and checks the fields that
+// give it its place in the log; any other type is opaque.
+func decodePayload(typ string, data json.RawMessage) (Payload, error) {
+	p := newPayload(typ)
+	if p == nil {
+		if !json.Valid(data) {
+			return nil, fmt.Errorf("%s data is not valid JSON", typ)
+		}
+		return &Opaque{Type: typ, Data: data}, nil
+	}
+	if err := json.Unmarshal(data, p); err != nil {
+		return nil, fmt.Errorf("%s %s", typ, describeJSONError("data", err))
+	}
+	if err := validatePayload(p); err != nil {
+		return nil, fmt.Errorf("%s %v", typ, err)
+	}
+	return p, nil
+}
+
+// validatePayload checks the identity fields a typed event cannot do
+// without. Relational rules (numbering, nesting, budgets) are the oracle's.
+func validatePayload(p Payload) error {
+	turnStep := func(turn, step int) error {
+		if turn < 1 {
+			return fmt.Errorf("data.turn is missing or not ≥ 1")
+		}
+		if step < 1 {
+			return fmt.Errorf("data.step is missing or not ≥ 1")
+		}
+		return nil
+	}
+	switch p := p.(type) {
+	case *TurnStart:
+		if p.Turn < 1 {
+			return fmt.Errorf("data.turn is missing or not ≥ 1")
+		}
+	case *TurnEnd:
+		if p.Turn < 1 {
+			return fmt.Errorf("data.turn is missing or not ≥ 1")
+		}
+		return validateReason(&p.Reason)
+	case *StepStart:
+		return turnStep(p.Turn, p.Step)
+	case *StepEnd:
+		return turnStep(p.Turn, p.Step)
+	case *AssistantMessage:
+		return turnStep(p.Turn, p.Step)
+	case *AssistantChunk:
+		if err := turnStep(p.Turn, p.Step); err != nil {
+			return err
+		}
+		c := &p.Chunk
+		if c.Type == "" {
+			return fmt.Errorf("data.chunk.type is missing")
+		}
+		if c.Type == ChunkFinish {
+			if c.Reason == nil || c.Reason.Kind == "" {
+				return fmt.Errorf("data.chunk.reason.kind is missing on a finish chunk")
+			}
+			if (c.Reason.Kind == FinishError || c.Reason.Kind == FinishAborted) && c.Reason.Failure == nil {
+				return fmt.Errorf("data.chunk.reason.failure is missing on a %s finish", c.Reason.Kind)
+			}
+		}
+	}
+	return nil
+}
+
+func validateReason(r *TurnEndReason) error {
+	switch r.Kind {
+	case "":
+		return fmt.Errorf("data.reason.kind is missing")
+	case EndAborted:
+		if r.Cause == nil || r.Cause.Kind == "" {
+			return fmt.Errorf("data.reason.reason.kind is missing on an aborted turn end")
+		}
+	case EndError:
+		if r.Error == nil {
+			return fmt.Errorf("data.reason.error is missing on an error turn end")
+		}
+	}
+	return nil
+}
