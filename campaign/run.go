@@ -55,6 +55,10 @@ type Config struct {
 	Shard Shard
 	// NoShrink leaves failures as drawn (Check shrinks only the first).
 	NoShrink bool
+	// ShrinkFor, when set, is the invariant a failure that violates it is
+	// shrunk for (a hunt's: the one its mutant must trip); otherwise the
+	// failure's principal one (faults.Principal).
+	ShrinkFor oracle.ID
 	// Repro says how a failure's reproduction lines read.
 	Repro Repro
 	// Version is turnsim's, written into corpus entries.
@@ -480,6 +484,9 @@ func (c *Config) one(seed uint64) *Result {
 // run and go test.
 func (c *Config) investigate(v faults.Verdict, res *Result) {
 	first := faults.Principal(v.Violations)
+	if i := slices.IndexFunc(v.Violations, func(w oracle.Violation) bool { return w.Invariant == c.ShrinkFor }); c.ShrinkFor != "" && i >= 0 {
+		first = v.Violations[i]
+	}
 	blocked := v.Result.Blocked != ""
 	if blocked {
 		// The finding is the block, whatever else the cut-short log

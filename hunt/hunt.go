@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/oracle"
@@ -56,41 +57,59 @@ type Result struct {
 
 // Mutant searches seeds from o.Start until the mutant's invariant is
 // violated o.Candidates times, the seeds run out, the budget is spent,
-// or ctx ends (Ctrl-C).
+// or ctx ends (Ctrl-C). The search is a campaign of the mutant, one seed
+// at a time, that stops once it has its candidates; each is shrunk for
+// the invariant the mutant must trip, and the smallest plan is kept.
 func Mutant(ctx context.Context, m mutants.Mutant, o Options) Result {
 	if o.Candidates < 1 {
 		o.Candidates = 1
 	}
 	r := Result{Mutant: m.Name, Invariant: m.Trips}
 	began := o.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if o.Budget > 0 {
+		ctx, cancel = context.WithTimeout(ctx, o.Budget)
+		defer cancel()
+	}
+	c := campaign.Config{First: o.Start, Count: uint64(max(o.MaxSeeds, 0)), Workers: 1, Sim: m.Options,
+		Mutant: m.Name, NoShrink: true, ShrinkFor: m.Trips, Version: campaign.Version}
+	trips := func(v oracle.Violation) bool { return v.Invariant == m.Trips }
+	investigate := c
+	investigate.NoShrink = false
 	found := 0
-	for i := 0; i < o.MaxSeeds && found < o.Candidates; i++ {
-		if o.Budget > 0 && o.Now().Sub(began) > o.Budget || ctx.Err() != nil {
-			break
+	campaign.Run(ctx, c, func(res *campaign.Result) {
+		if found == o.Candidates {
+			return // the seed a worker had begun before the stop
 		}
-		seed := o.Start + uint64(i)
-		v := faults.RunSeed(seed, faults.Overrides{}, m.Options, false)
 		if !r.Found {
-			r.Seeds = i + 1
+			r.Seeds++
 		}
-		if !slices.ContainsFunc(v.Violations, func(x oracle.Violation) bool { return x.Invariant == m.Trips }) {
-			continue
+		if !slices.ContainsFunc(res.Violations, trips) {
+			return
 		}
 		found++
+		seed, _ := campaign.ParseSeed(res.Seed)
 		if !r.Found {
 			r.Found, r.FirstSeed, r.TimeToFind = true, seed, o.Now().Sub(began)
 		}
 		shrinkBegan := o.Now()
-		sh := faults.Shrink(v.Scenario, m.Trips, m.Options, faults.Keep{})
+		shrunk := investigate.Investigate(res)
 		r.ShrinkTime += o.Now().Sub(shrinkBegan)
-		r.ShrinkRuns += sh.Runs
-		if n := faults.Entries(sh.Scenario); r.Shrunk == nil || n < r.Entries {
-			// The entry's sentence is the shrunk plan's, not the seed's.
-			r.Seed, r.Shrunk, r.Entries, r.Plan, r.Violation = seed, sh.Scenario, n, faults.PlanLines(sh.Scenario), sh.Violation
-			if sh.Result == nil { // a blocked shrink: the seed's own sentence
-				r.Violation = v.Violations[slices.IndexFunc(v.Violations, func(x oracle.Violation) bool { return x.Invariant == m.Trips })]
+		r.ShrinkRuns += shrunk.ShrinkRuns
+		if plan := shrunk.Scenario(); plan != nil {
+			if n := faults.Entries(plan); r.Shrunk == nil || n < r.Entries {
+				// The entry's sentence is the shrunk plan's, not the seed's.
+				r.Seed, r.Shrunk, r.Entries, r.Plan = seed, plan, n, faults.PlanLines(plan)
+				r.Violation = res.Violations[slices.IndexFunc(res.Violations, trips)]
+				if shrunk.Shrunk != nil {
+					r.Violation = *shrunk.Shrunk
+				}
 			}
 		}
-	}
+		if found == o.Candidates {
+			cancel()
+		}
+	})
 	return r
 }
