@@ -4,7 +4,7 @@
 GO       ?= go
 FUZZTIME ?= 10m
 
-.PHONY: all sim hunt explore test lint staticcheck bench fuzz fuzz-ci build clean conformance conformance-soak dsh-loop
+.PHONY: all sim hunt explore slow test lint staticcheck bench fuzz fuzz-ci build clean conformance conformance-soak dsh-loop
 
 all: lint test
 
@@ -28,6 +28,12 @@ hunt:
 # test's -race: that de-duplicating reached states loses none, and that
 # each mutant is found with the faults its row says.
 MAX_FAULTS ?= 2
+# Tests too slow under -race for make test, and with nothing concurrent
+# to race: a statistical match over 50,000 turns and a heap measurement
+# (CI runs them).
+slow:
+	$(GO) test ./budget ./oracle -count=1 -run '^(TestIncidentExhaustionMatchesAnalytic|TestStreamMemoryIsBoundedByTurn)$$'
+
 explore:
 	$(GO) test ./explore -count=1 -run '^(TestDedupeLosesNoState|TestMutantsFound)$$'
 	$(GO) run ./cmd/simrun explore --max-faults $(MAX_FAULTS)

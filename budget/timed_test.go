@@ -52,6 +52,9 @@ func allCovered(lambda, d float64, ts []float64) float64 {
 // the report's 95% interval. The attempts' times are read from a turn
 // under a permanent outage, not assumed.
 func TestIncidentExhaustionMatchesAnalytic(t *testing.T) {
+	if raceEnabled {
+		t.Skip("50,000 turns, 16 s under -race and nothing concurrent to race: make slow runs it without")
+	}
 	const perHour, length = 6.0, 20000.0
 	env := &Environment{HorizonMs: 18 * 24 * 3600e3, Arrivals: &Arrivals{PerMinute: 2},
 		Incidents: []IncidentKind{{PerHour: perHour, ForMs: fixed(length), Code: "SERVER", Status: 503}}}
