@@ -147,8 +147,8 @@ type Result struct {
 }
 
 // Scenario is the failure's plan as shrunk (as drawn when it was not
-// shrunk), once Investigate or a campaign with a corpus has looked at
-// it; nil before.
+// shrunk), once it was investigated (a campaign without NoShrink, or
+// Investigate); nil before.
 func (r *Result) Scenario() *sim.Scenario { return r.scenario }
 
 // Summary is what a campaign adds up to.
@@ -286,6 +286,13 @@ func (s Summary) String() string {
 // seeds stop early, marked Interrupted, when ctx ends (an OnEntry that
 // cancels ctx runs no seed). Memory stays flat in the number of seeds.
 func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
+	var sum Summary
+	if c.Corpus != "" && !c.NoReplay && c.Shard.Index == 0 {
+		// Once across shards: by shard 0. Before the clock starts: a
+		// duration, and the rates, are the seeds'.
+		sum.Corpus = replayCorpus(c.Corpus, c.Mutant, c.Sim, c.OnEntry)
+		sum.Violations += sum.Corpus.Failed
+	}
 	began := time.Now()
 	var deadline time.Time
 	// Seeds never wrap past 2^64−1 to 0: that would run seeds nobody
@@ -301,12 +308,6 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 		count = math.MaxUint64 - c.First + min(c.First, 1)
 	}
 	count = c.Shard.Count(count)
-	var sum Summary
-	if c.Corpus != "" && !c.NoReplay && c.Shard.Index == 0 {
-		// Once across shards: by shard 0.
-		sum.Corpus = replayCorpus(c.Corpus, c.Mutant, c.Sim, c.OnEntry)
-		sum.Violations += sum.Corpus.Failed
-	}
 	c.run(ctx, count, deadline, func(res *Result) {
 		if sum.Blocked != "" {
 			return // after the block, in seed order: see run
@@ -523,6 +524,7 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 	res.Listeners = shrunk.ListenerOrder
 	res.Plan = faults.PlanLines(shrunk)
 	message := first.Message
+	res.Difference = v.Result.Difference // the plan's as drawn, unless a shrunk one ran
 	if shrunkRun != nil {
 		res.Difference = shrunkRun.Difference
 		res.Shrunk, message = shrunkViolation, shrunkViolation.Message

@@ -15,7 +15,7 @@ import (
 // halving alone stopped wherever half was too short, so one bug left
 // outages of 19, 39, 156 and 2,500 ms and followups at 30,000 and 60,000
 // ms, each a corpus entry of its own.
-func shortenTimes(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scenario, bool) {
+func shortenTimes(cur *sim.Scenario, keep Keep, keeps func(*sim.Scenario) bool) (*sim.Scenario, bool) {
 	cur, changed := shiftEarlier(cur, keeps)
 	shorten := func(get func(*sim.Scenario) *float64, base float64) {
 		var ok bool
@@ -32,6 +32,9 @@ func shortenTimes(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scena
 	for i := range cur.World {
 		shorten(func(s *sim.Scenario) *float64 { return &s.World[i].AtMs }, 0)
 		shorten(func(s *sim.Scenario) *float64 { return &s.World[i].PlusMs }, 0)
+	}
+	if keep.Config {
+		return cur, changed // the context window is the configuration's
 	}
 	var narrowed bool
 	cur, narrowed = narrowWindow(cur, keeps)
@@ -101,8 +104,8 @@ func shiftEarlier(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scena
 		}
 		return c
 	}
-	// lo is a shift known to keep the plan failing (none), hi one taken
-	// not to (all the way to 0: the simplifications try that).
+	// lo is a shift known to keep the plan failing (none), hi one not
+	// tried (all the way to 0: the earliest time stays 1 ms past it).
 	lo, hi, best := 0.0, math.Floor(earliest), cur
 	for hi-lo > 1 {
 		mid := math.Floor(lo + (hi-lo)/2)
@@ -117,7 +120,7 @@ func shiftEarlier(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scena
 
 // bisectDown lowers the number get points at toward base, to the least
 // whole number of milliseconds past base that keeps the plan failing
-// (base itself is taken as not: the simplifications try it).
+// (base itself is not tried: the least is 1 ms past it).
 func bisectDown(cur *sim.Scenario, get func(*sim.Scenario) *float64, base float64, keeps func(*sim.Scenario) bool) (*sim.Scenario, bool) {
 	// lo is an offset from base known (or taken) not to keep the plan
 	// failing, hi one that does.
@@ -156,7 +159,7 @@ func bisectDown(cur *sim.Scenario, get func(*sim.Scenario) *float64, base float6
 //     delays, no jitter or else DSH's, and a fixed jitter sample in
 //     place of the seed's stream;
 //   - compaction-basic: DSH's default whole; else no pruner, one
-//     overflow retry, DSH's summary cap;
+//     overflow retry;
 //   - DSH's stream idle timeout, and a context window that is not
 //     enforced, of DSH's default size.
 //
@@ -257,8 +260,8 @@ func withPolicy(s *sim.Scenario, edit func(p *loop.RetryPolicy)) *sim.Scenario {
 // be one.
 func throwInnermost(s *sim.Scenario) *sim.Scenario {
 	i := slices.Index(s.ListenerOrder, sim.ListenerThrow)
-	if i < 0 || i == len(s.ListenerOrder)-1 {
-		return nil
+	if i < 0 || !slices.ContainsFunc(s.ListenerOrder[i:], func(n string) bool { return n != sim.ListenerThrow }) {
+		return nil // none, or every throw innermost already (a plan from Go may list it twice)
 	}
 	c := clone(s)
 	c.ListenerOrder = append(slices.Delete(slices.Clone(s.ListenerOrder), i, i+1), sim.ListenerThrow)

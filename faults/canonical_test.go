@@ -49,7 +49,7 @@ func TestShortenTimesBisects(t *testing.T) {
 				runs++
 				return c.Outages[0].ToMs-c.Outages[0].FromMs >= tt.minOutage && c.Inputs[1].AtMs >= tt.earliestInput && c.ContextWindow >= 1000
 			}
-			got, changed := shortenTimes(drawnLike(), keeps)
+			got, changed := shortenTimes(drawnLike(), Keep{}, keeps)
 			if !changed {
 				t.Fatal("nothing changed")
 			}

@@ -1,6 +1,8 @@
 package faults
 
 import (
+	"fmt"
+	"math"
 	"math/rand"
 	"sort"
 )
@@ -56,24 +58,38 @@ func weighted(gens []weightedGen) generator {
 
 // oneConstOf picks one of vs, each as likely.
 func oneConstOf(vs ...any) generator {
+	if len(vs) == 0 {
+		panic("faults: oneConstOf of nothing")
+	}
 	return func(s *randStream) any { return vs[s.Rng.Intn(len(vs))] }
 }
 
-// int64Range draws from [lo, hi] (hi−lo+1 must not overflow).
+// int64Range draws from [lo, hi]. The whole int64 range, which gopter
+// draws another way, is refused: no draw here needs it.
 func int64Range(lo, hi int64) generator {
 	size := uint64(hi - lo + 1)
+	if hi < lo || size == 0 {
+		panic(fmt.Sprintf("faults: int64Range(%d, %d)", lo, hi))
+	}
 	return func(s *randStream) any { return int64(uint64(lo) + s.nextUint64()%size) }
 }
 
-// uint64Range draws from [lo, hi] (hi−lo+1 must not overflow).
+// uint64Range draws from [lo, hi]. The whole uint64 range is refused, as
+// int64Range's.
 func uint64Range(lo, hi uint64) generator {
 	size := hi - lo + 1
+	if hi < lo || size == 0 {
+		panic(fmt.Sprintf("faults: uint64Range(%d, %d)", lo, hi))
+	}
 	return func(s *randStream) any { return lo + s.nextUint64()%size }
 }
 
 // float64Range draws from [lo, hi).
 func float64Range(lo, hi float64) generator {
 	d := hi - lo
+	if !(d >= 0) || math.IsInf(d, 0) {
+		panic(fmt.Sprintf("faults: float64Range(%v, %v)", lo, hi))
+	}
 	return func(s *randStream) any { return lo + s.Rng.Float64()*d }
 }
 

@@ -10,6 +10,29 @@ import (
 	"github.com/leanovate/gopter/gen"
 )
 
+// TestGeneratorsRefuseWhatTheyCannotDraw: a range that is empty, inverted
+// or whole (gopter draws the whole range another way) panics when it is
+// built, rather than drawing outside it.
+func TestGeneratorsRefuseWhatTheyCannotDraw(t *testing.T) {
+	for name, build := range map[string]func(){
+		"an inverted int64 range":  func() { int64Range(5, 3) },
+		"the whole int64 range":    func() { int64Range(math.MinInt64, math.MaxInt64) },
+		"an inverted uint64 range": func() { uint64Range(5, 3) },
+		"the whole uint64 range":   func() { uint64Range(0, math.MaxUint64) },
+		"an inverted float range":  func() { float64Range(1, 0) },
+		"one of nothing":           func() { oneConstOf() },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: built without a panic", name)
+				}
+			}()
+			build()
+		}()
+	}
+}
+
 // TestGeneratorsDrawAsGopter: each generator of gen.go draws, from the same
 // stream, what its gopter counterpart draws, value for value and in the
 // same consumption of the stream (the next draw after it agrees too).

@@ -101,7 +101,7 @@ func ShrinkWhile(s *sim.Scenario, keep Keep, keeps func(*sim.Scenario) bool) *si
 		// kept when asked first.
 		var shortened, canonical bool
 		cur, canonical = canonicalConfig(cur, keep, keeps)
-		cur, shortened = shortenTimes(cur, keeps)
+		cur, shortened = shortenTimes(cur, keep, keeps)
 		if !shortened && !canonical {
 			return cur
 		}
@@ -242,7 +242,7 @@ func simplifications(s *sim.Scenario) []*sim.Scenario {
 			}
 		}
 		// Earlier: an outage that starts with the run often makes the
-		// later turns its plan needed removable (shortenOutages makes it
+		// later turns its plan needed removable (shortenTimes makes it
 		// shorter).
 		if o.FromMs > 0 {
 			c := clone(s)

@@ -182,8 +182,16 @@ func check(t tb, opts ...Option) {
 	} else {
 		fmt.Fprintf(&b, "the only failing seed of %d\n", sum.Runs)
 	}
-	if plan := first.Scenario(); plan != nil { // nil: not shrunk (a panic, a block, an internal error)
-		writeTimeline(&b, "the shrunk plan", plan, c.Sim)
+	// No timeline of a plan that blocked outside virtual time: its run
+	// would wait out the watchdog again. A plan kept as drawn (a panic, a
+	// nondeterminism) is the plan, not a shrunk one; an internal error
+	// has none.
+	if plan := first.Scenario(); plan != nil && first.Blocked == "" {
+		what := "the shrunk plan"
+		if first.NotShrunk != "" {
+			what = "the plan"
+		}
+		writeTimeline(&b, what, plan, c.Sim)
 	}
 	t.Error(strings.TrimRight(b.String(), "\n"))
 }
@@ -355,13 +363,11 @@ func runPattern(name string) string {
 	return strings.Join(parts, "/")
 }
 
-// setting is a flag's value, else its environment twin's, with the name
-// of the one it came from (for an error about it).
 // writeTimeline writes the timeline of a failure's plan (what names it:
-// the shrunk plan, a corpus entry), one line
-// an event (the legend is in docs/scenarios.md), when -sim.timeline or
-// SIM_TIMELINE asks for it, and otherwise says how to ask: without it the
-// only way to see the timeline was a main of one's own importing simrun.
+// the shrunk plan, a corpus entry), one line an event (the legend is in
+// docs/scenarios.md), when -sim.timeline or SIM_TIMELINE asks for it, and
+// otherwise says how to ask: without it the only way to see the timeline
+// was a main of one's own importing simrun.
 func writeTimeline(b *strings.Builder, what string, plan *sim.Scenario, opts sim.Options) {
 	wanted := *flagTimeline
 	if v, _ := setting("", "sim.timeline", "SIM_TIMELINE"); v != "" {
@@ -378,6 +384,8 @@ func writeTimeline(b *strings.Builder, what string, plan *sim.Scenario, opts sim
 	}
 }
 
+// setting is a flag's value, else its environment twin's, with the name
+// of the one it came from (for an error about it).
 func setting(flagValue, flagName, env string) (value, from string) {
 	if flagValue != "" && flagValue != "0" {
 		return flagValue, "-" + flagName
