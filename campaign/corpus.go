@@ -35,15 +35,23 @@ func SkipReason(e *faults.Entry, mutant string, opts sim.Options) string {
 	case e.Mutant != mutant:
 		return "entries of other mutants"
 	case e.System != opts.SystemName():
-		return "entries made with --sut " + cmp.Or(e.System, "model")
+		return madeWith + "with --sut " + cmp.Or(e.System, "model")
 	case e.View != opts.ViewName():
 		if e.View == "" {
-			return "entries made without --dsh-view"
+			return madeWith + "without --dsh-view"
 		}
-		return "entries made with --dsh-view"
+		return madeWith + "with --dsh-view"
 	}
 	return ""
 }
+
+// madeWith begins the reasons of entries of the run's own mutant (or of
+// none) made with other flags: regressions it could replay with them.
+const madeWith = "entries made "
+
+// OtherFlags says the entries were skipped for flags the run has not
+// (--sut, --dsh-view): with them, it would replay them.
+func (s Skip) OtherFlags() bool { return strings.HasPrefix(s.Reason, madeWith) }
 
 // CorpusSummary is what replaying a corpus did: the entries replayed as
 // they should, those that could not be read, those that did not replay as

@@ -33,6 +33,16 @@ func TestSkipReason(t *testing.T) {
 			}
 		})
 	}
+	// Entries of the run's own mutant made with other flags are the ones a
+	// run with those flags would replay; another mutant's are not.
+	for _, tt := range []struct {
+		entry faults.Entry
+		want  bool
+	}{{faults.Entry{System: "dsh"}, true}, {faults.Entry{View: "dsh"}, true}, {faults.Entry{Mutant: "m"}, false}} {
+		if got := (Skip{Reason: SkipReason(&tt.entry, "", sim.Options{})}).OtherFlags(); got != tt.want {
+			t.Errorf("%+v: OtherFlags %v, want %v", tt.entry, got, tt.want)
+		}
+	}
 	var s Skips
 	for _, r := range []string{"a", "b", "a"} {
 		s.Add(r)

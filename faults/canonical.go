@@ -46,21 +46,14 @@ func shortenTimes(cur *sim.Scenario, keep Keep, keeps func(*sim.Scenario) bool) 
 // to grow its history there (four in one seed, six in another) become
 // removable.
 func narrowWindow(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scenario, bool) {
-	if !cur.EnforceContextWindow || cur.ContextWindow <= 1 {
+	if !cur.EnforceContextWindow {
 		return cur, false
 	}
-	lo, hi, changed := 0, cur.ContextWindow, false // lo taken as too small, hi keeps
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
+	return leastKept(float64(cur.ContextWindow), cur, func(v float64) *sim.Scenario {
 		c := clone(cur)
-		c.ContextWindow = mid
-		if keeps(c) {
-			cur, hi, changed = c, mid, true
-		} else {
-			lo = mid
-		}
-	}
-	return cur, changed
+		c.ContextWindow = int(v)
+		return c
+	}, keeps)
 }
 
 // shiftEarlier moves every time the plan gives by the clock (late inputs,
@@ -104,36 +97,35 @@ func shiftEarlier(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scena
 		}
 		return c
 	}
-	// lo is a shift known to keep the plan failing (none), hi one not
-	// tried (all the way to 0: the earliest time stays 1 ms past it).
-	lo, hi, best := 0.0, math.Floor(earliest), cur
-	for hi-lo > 1 {
-		mid := math.Floor(lo + (hi-lo)/2)
-		if c := shifted(mid); keeps(c) {
-			lo, best = mid, c
-		} else {
-			hi = mid
-		}
-	}
-	return best, lo > 0
+	// Searched as the earliest time left (the whole part of the earliest
+	// one): at its own, it is the plan; at 0 it is taken not to keep.
+	whole := math.Floor(earliest)
+	return leastKept(whole, cur, func(v float64) *sim.Scenario { return shifted(whole - v) }, keeps)
 }
 
 // bisectDown lowers the number get points at toward base, to the least
 // whole number of milliseconds past base that keeps the plan failing
 // (base itself is not tried: the least is 1 ms past it).
 func bisectDown(cur *sim.Scenario, get func(*sim.Scenario) *float64, base float64, keeps func(*sim.Scenario) bool) (*sim.Scenario, bool) {
-	// lo is an offset from base known (or taken) not to keep the plan
-	// failing, hi one that does.
-	lo, hi := 0.0, *get(cur)-base
-	changed := false
+	return leastKept(*get(cur)-base, cur, func(v float64) *sim.Scenario {
+		c := clone(cur)
+		*get(c) = base + v
+		return c
+	}, keeps)
+}
+
+// leastKept bisects (0, hi] in whole steps for the least value whose plan
+// (at) keeps the plan failing, given that hi's does (it is cur, not run
+// again) and taking 0's not to. It returns that plan, and whether it is
+// below hi; cur and false when none is.
+func leastKept(hi float64, cur *sim.Scenario, at func(v float64) *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scenario, bool) {
+	lo, changed := 0.0, false
 	for hi-lo > 1 {
 		mid := math.Floor(lo + (hi-lo)/2)
 		if mid <= lo {
 			break
 		}
-		c := clone(cur)
-		*get(c) = base + mid
-		if keeps(c) {
+		if c := at(mid); keeps(c) {
 			cur, hi, changed = c, mid, true
 		} else {
 			lo = mid
@@ -275,23 +267,17 @@ func throwInnermost(s *sim.Scenario) *sim.Scenario {
 func pluginsOutermost(s *sim.Scenario) []*sim.Scenario {
 	var out []*sim.Scenario
 	front := 0
-	for front < len(s.ListenerOrder) && !builtIn(s.ListenerOrder[front]) {
+	for front < len(s.ListenerOrder) && !sim.BuiltIn(s.ListenerOrder[front]) {
 		front++
 	}
 	for i := front + 1; i < len(s.ListenerOrder); i++ {
-		if name := s.ListenerOrder[i]; !builtIn(name) {
+		if name := s.ListenerOrder[i]; !sim.BuiltIn(name) {
 			c := clone(s)
 			c.ListenerOrder = slices.Insert(slices.Delete(slices.Clone(s.ListenerOrder), i, i+1), front, name)
 			out = append(out, c)
 		}
 	}
 	return out
-}
-
-// builtIn: a listener turnsim has, not one plugged in.
-func builtIn(name string) bool {
-	return slices.Contains([]string{sim.ListenerRetry, sim.ListenerCompaction, sim.ListenerAlwaysRetry, sim.ListenerThrow,
-		sim.ListenerCancelThenNext, sim.ListenerCancelThenRetry}, name)
 }
 
 // defaultPolicy puts DSH's default policy in place of no policy or of an

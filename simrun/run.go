@@ -1,7 +1,6 @@
 package simrun
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -145,9 +143,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	out := &runPrinter{w: stdout, json: *asJSON}
 	// The corpus is replayed first, by the campaign (once across shards:
 	// by shard 0); its entries are printed as they come.
-	var elsewhere entriesElsewhere
 	c.OnEntry = func(r campaign.CorpusResult) {
-		elsewhere.note(r, sf.mutant, opts)
 		switch {
 		case r.Err != nil:
 			out.corpusError(r.Path, r.Err)
@@ -166,7 +162,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		progress.update(res)
 	})
 	progress.done()
-	elsewhere.say(stderr, *corpus)
+	sayOtherFlags(stderr, *corpus, sum.Corpus.Skipped)
 	corpusBad := sum.Corpus.Unreadable
 	if *stats {
 		report := sum.Coverage.Report()
@@ -277,34 +273,20 @@ func corpusNote(c campaign.CorpusSummary) string {
 	return note + c.Skipped.Note()
 }
 
-// entriesElsewhere are the flags of entries of this run's mutant (or of
-// none) made on another system or with another view's code beside:
-// regressions this run does not replay, said on stderr, so that a clean
-// run without the flags they need is not read as their replay.
-type entriesElsewhere []string
-
-func (e *entriesElsewhere) note(r campaign.CorpusResult, mutant string, opts sim.Options) {
-	if r.Replayed || r.Err != nil || r.Entry.Mutant != mutant {
-		return
-	}
-	if r.Entry.System != opts.SystemName() {
-		*e = append(*e, "--sut "+cmp.Or(r.Entry.System, "model"))
-	}
-	if r.Entry.View != opts.ViewName() {
-		flag := "--dsh-view" // the one view checker there is
-		if r.Entry.View == "" {
-			flag = "no --dsh-view"
+// sayOtherFlags says on stderr which entries of this run's mutant (or of
+// none) were made with other flags (--sut, --dsh-view): regressions this
+// run does not replay, so that a clean run without the flags they need is
+// not read as their replay.
+func sayOtherFlags(stderr io.Writer, dir string, skipped campaign.Skips) {
+	var reasons []string
+	for _, k := range skipped {
+		if k.OtherFlags() {
+			reasons = append(reasons, k.Reason)
 		}
-		*e = append(*e, flag)
 	}
-}
-
-func (e entriesElsewhere) say(stderr io.Writer, dir string) {
-	if len(e) == 0 {
-		return
+	if len(reasons) > 0 {
+		fmt.Fprintf(stderr, "simrun run: corpus %s: %s skipped (run with the same flags to replay them)\n", dir, strings.Join(reasons, "; "))
 	}
-	flags := slices.Compact(slices.Sorted(slices.Values(e)))
-	fmt.Fprintf(stderr, "simrun run: corpus %s: entries made with %s skipped (run with the same flags to replay them)\n", dir, strings.Join(flags, ", "))
 }
 
 // runPrinter prints results as they come, in seed order.
