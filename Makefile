@@ -32,7 +32,7 @@ MAX_FAULTS ?= 2
 # to race: a statistical match over 50,000 turns and a heap measurement
 # (CI runs them).
 slow:
-	$(GO) test ./budget ./oracle -count=1 -run '^(TestIncidentExhaustionMatchesAnalytic|TestStreamMemoryIsBoundedByTurn)$$'
+	$(GO) test ./budget ./oracle ./faults -count=1 -run '^(TestIncidentExhaustionMatchesAnalytic|TestStreamMemoryIsBoundedByTurn|TestOneThrowBugOnePlanPerPath)$$'
 
 explore:
 	$(GO) test ./explore -count=1 -run '^(TestDedupeLosesNoState|TestMutantsFound)$$'

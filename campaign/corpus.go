@@ -22,6 +22,9 @@ type CorpusResult struct {
 	// read but is not this run's to replay (SkipReason).
 	Replayed bool
 	Skipped  string
+	// reproduced: the entry still violates its invariant (a mutant's
+	// entry as it should, a regression as it should not).
+	reproduced bool
 }
 
 // SkipReason says why an entry is not a run's to replay ("" when it is):
@@ -113,6 +116,7 @@ func replayCorpus(dir, mutant string, opts sim.Options, onEntry func(CorpusResul
 		for _, v := range vs {
 			still = still || v.Invariant == e.Invariant
 		}
+		r.reproduced = still
 		switch {
 		case mutant == "" && len(vs) > 0:
 			r.Violations = vs

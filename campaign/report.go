@@ -81,6 +81,8 @@ func (r *Result) Write(w io.Writer, all bool) {
 		fmt.Fprintf(w, "  corpus: %s (replacing a file of that name that was no entry: %s)\n", r.Corpus, r.CorpusReplaced)
 	case r.Corpus != "" && r.CorpusNew:
 		fmt.Fprintf(w, "  corpus: %s\n", r.Corpus)
+	case r.SameFailure:
+		fmt.Fprintf(w, "  corpus: %s (already there: that entry's plan fails the same way, %s with the same message but for its numbers)\n", r.Corpus, r.Invariant)
 	case r.Corpus != "":
 		fmt.Fprintf(w, "  corpus: %s (already there: a seed of this run or an earlier one shrank to the same plan)\n", r.Corpus)
 	}

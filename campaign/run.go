@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -63,6 +64,11 @@ type Config struct {
 	Repro Repro
 	// Version is turnsim's, written into corpus entries.
 	Version string
+
+	// kept maps each failure (faults.Entry.Failure) to the entry that
+	// stands for it: one this run wrote or found written, or one replayed
+	// first that still fails.
+	kept map[string]string
 }
 
 // Repro is how to reproduce a seed from outside: the simrun flags that
@@ -102,10 +108,12 @@ type Result struct {
 	GoTest    string `json:"goTest,omitempty"`
 	Corpus    string `json:"corpus,omitempty"`
 	// CorpusNew says the entry was written by this seed; false when an
-	// earlier seed had shrunk to the same plan. CorpusErr is why the
+	// earlier seed had shrunk to the same plan, or (SameFailure) when an
+	// entry of another plan fails the same way. CorpusErr is why the
 	// entry could not be written (Corpus is then empty).
-	CorpusNew bool   `json:"-"`
-	CorpusErr string `json:"corpusError,omitempty"`
+	CorpusNew   bool   `json:"-"`
+	SameFailure bool   `json:"corpusSameFailure,omitempty"`
+	CorpusErr   string `json:"corpusError,omitempty"`
 	// CorpusReplaced is why the file that stood under the entry's name
 	// did not read as an entry, when the entry replaced it.
 	CorpusReplaced string `json:"corpusReplaced,omitempty"`
@@ -290,7 +298,14 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 	if c.Corpus != "" && !c.NoReplay && c.Shard.Index == 0 {
 		// Once across shards: by shard 0. Before the clock starts: a
 		// duration, and the rates, are the seeds'.
-		sum.Corpus = replayCorpus(c.Corpus, c.Mutant, c.Sim, c.OnEntry)
+		sum.Corpus = replayCorpus(c.Corpus, c.Mutant, c.Sim, func(r CorpusResult) {
+			if r.reproduced {
+				c.keep(r.Entry.Failure(), r.Path)
+			}
+			if c.OnEntry != nil {
+				c.OnEntry(r)
+			}
+		})
 		sum.Violations += sum.Corpus.Failed
 	}
 	began := time.Now()
@@ -552,8 +567,21 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 // order, whatever the workers: of the seeds that shrink to one plan, the
 // first in seed order is the one kept (workers that wrote as they
 // finished let the last rename win, and the corpus depended on -j).
+//
+// A failure that an entry kept already fails the same way (an entry of
+// another plan, with the same invariant and message but for its
+// numbers) is not written again: the seeds of one bug reach it through
+// plans that shrinking cannot bring together (a steer claimed after a
+// tool call, a followup that starts its own turn), and one entry
+// replays the bug. The seed's own shrunk plan is in its report.
 func (c *Config) record(res *Result) {
 	if res.entry == nil {
+		return
+	}
+	failure := res.entry.Failure()
+	if path, ok := c.kept[failure]; ok {
+		res.Corpus, res.SameFailure = path, filepath.Base(path) != res.entry.FileName()
+		res.entry = nil
 		return
 	}
 	path, did, broken, err := res.entry.Write(c.Corpus)
@@ -565,6 +593,17 @@ func (c *Config) record(res *Result) {
 	res.Corpus, res.CorpusNew = path, did != faults.Kept
 	if broken != nil {
 		res.CorpusReplaced = broken.Error()
+	}
+	c.keep(failure, path)
+}
+
+// keep notes the entry that stands for a failure, the first one only.
+func (c *Config) keep(failure, path string) {
+	if c.kept == nil {
+		c.kept = map[string]string{}
+	}
+	if _, ok := c.kept[failure]; !ok {
+		c.kept[failure] = path
 	}
 }
 

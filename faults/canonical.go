@@ -56,13 +56,14 @@ func narrowWindow(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scena
 	}, keeps)
 }
 
-// shiftEarlier moves every time the plan gives by the clock (late inputs,
+// shiftEarlier moves the times the plan gives by the clock (late inputs,
 // world actions, outages) earlier together, by as much as keeps allows:
 // a followup and the outage that meets its request, drawn at 23,359 ms in
 // one seed and 29,272 in another, are the same failure, and neither
-// moves alone without parting from the other.
+// moves alone without parting from the other. The times from each one on
+// move together too, down to the one before: an inject at 1 ms held a
+// followup and its outage at 16,031 ms where they were drawn.
 func shiftEarlier(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scenario, bool) {
-	var times []*float64
 	collect := func(s *sim.Scenario) []*float64 {
 		var out []*float64
 		for i := 1; i < len(s.Inputs); i++ { // the first input starts the run
@@ -82,25 +83,53 @@ func shiftEarlier(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scena
 		}
 		return out
 	}
-	times = collect(cur)
-	if len(times) < 2 {
-		return cur, false // one time alone is bisected on its own
-	}
-	earliest := math.Inf(1)
-	for _, t := range times {
-		earliest = min(earliest, *t)
-	}
-	shifted := func(d float64) *sim.Scenario {
-		c := clone(cur)
-		for _, t := range collect(c) {
-			*t -= d
+	changed := false
+	// Each group is the times from one on; the earliest group (all of
+	// them) first. A group moves to 1 ms past the time before it (past 0
+	// for the first), never onto it: that order is the plan's.
+	for from := 0.0; ; {
+		var times []float64
+		for _, t := range collect(cur) {
+			times = append(times, *t)
 		}
-		return c
+		slices.Sort(times)
+		i, _ := slices.BinarySearch(times, from)
+		if len(times)-i < 2 {
+			return cur, changed // one time alone is bisected on its own
+		}
+		first := times[i]
+		below := 0.0
+		if i > 0 {
+			below = times[i-1]
+		}
+		whole := math.Floor(first - below)
+		shifted := func(v float64) *sim.Scenario {
+			c := clone(cur)
+			for _, t := range collect(c) {
+				if *t >= first {
+					*t -= whole - v
+				}
+			}
+			return c
+		}
+		// Searched as the gap left above the time before (the whole part
+		// of the gap): at its own, it is the plan; at 0 it is taken not
+		// to keep.
+		var moved bool
+		cur, moved = leastKept(whole, cur, shifted, keeps)
+		changed = changed || moved
+		next := first
+		if moved {
+			// The group's first time now: the gap left, above below.
+			next = first
+			for _, t := range collect(cur) {
+				if *t > below {
+					next = min(next, *t)
+				}
+			}
+		}
+		from = math.Nextafter(next, math.Inf(1))
 	}
-	// Searched as the earliest time left (the whole part of the earliest
-	// one): at its own, it is the plan; at 0 it is taken not to keep.
-	whole := math.Floor(earliest)
-	return leastKept(whole, cur, func(v float64) *sim.Scenario { return shifted(whole - v) }, keeps)
 }
 
 // bisectDown lowers the number get points at toward base, to the least

@@ -156,6 +156,39 @@ func (e *Entry) FileName() string {
 	return name + ".json"
 }
 
+// Failure says how an entry fails, apart from the plan that makes it
+// fail: the code it fails under (mutant, system, view code, listeners,
+// flags), the invariant, and the violation's message with every number
+// in it made "N". Two entries of one Failure are one failure reached by
+// two paths, the way a fuzzer counts two inputs that crash at one place
+// as one crash: a campaign keeps the first and points the other seeds at
+// it.
+func (e *Entry) Failure() string {
+	var policy bytes.Buffer
+	json.Compact(&policy, e.Overrides.Policy)
+	return strings.Join([]string{e.Mutant, e.System, e.View, strings.Join(e.Listeners, ","), policy.String(),
+		strings.Join(e.Overrides.Faults, ","), string(e.Invariant), numbersOut(e.Message)}, "\x00")
+}
+
+// numbersOut is a message with each run of digits made "N": "attempt 3
+// of turn 2 step 1" and "attempt 2 of turn 1 step 2" say one thing.
+func numbersOut(msg string) string {
+	var b strings.Builder
+	digits := false
+	for _, r := range msg {
+		if r >= '0' && r <= '9' {
+			if !digits {
+				b.WriteByte('N')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // LoadedEntry is an entry read from the corpus, or the reason it could
 // not be.
 type LoadedEntry struct {

@@ -251,11 +251,38 @@ func simplifications(s *sim.Scenario) []*sim.Scenario {
 		}
 	}
 	for i := 1; i < len(s.Inputs); i++ {
+		in := s.Inputs[i]
 		// A followup, the plainest late input: a steer or an inject the
-		// failure does not depend on becomes one.
-		if k := s.Inputs[i].Kind; k == "steer" || k == "inject" {
+		// failure does not depend on becomes one. Else an inject becomes
+		// a steer, which also wakes the agent: where a step must claim
+		// the message, the two are one failure.
+		if in.Kind == "steer" || in.Kind == "inject" {
 			c := clone(s)
 			c.Inputs[i].Kind = "followup"
+			out = append(out, c)
+		}
+		if in.Kind == "inject" {
+			c := clone(s)
+			c.Inputs[i].Kind = "steer"
+			out = append(out, c)
+		}
+		// The text the plan would draw for an input of its kind in its
+		// place: "a late steer (3)" made a followup, the workload's
+		// second prompt and "a late inject (4)" left second by a
+		// removal are one input when the failure does not need the
+		// words.
+		if t := lateText(in.Kind, i+1); in.Text != t {
+			c := clone(s)
+			c.Inputs[i].Text = t
+			out = append(out, c)
+		}
+		// By the clock rather than after an event: "1 ms after the
+		// first llm/retry" and "at 1 ms" are the same moment when the
+		// first attempt fails at once, and one plan (shortenTimes then
+		// makes it as early as it can be).
+		if in.After != "" {
+			c := clone(s)
+			c.Inputs[i].Trigger = sim.Trigger{AtMs: 1, Nth: 1}
 			out = append(out, c)
 		}
 	}

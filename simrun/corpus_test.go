@@ -34,18 +34,19 @@ func corpusFiles(t *testing.T, dir string) map[string]string {
 }
 
 // TestRunCorpusTheSameAtAnyJ: the corpus and the output are the same
-// bytes at any -j. Several seeds of view-suppress-on-retry shrink to each
-// of its two plans, and each entry holds the first of them in seed order
-// (workers that wrote as they finished let the last rename win: an entry
-// of budget-off-by-one held seed 0x44, 0x51 or 0x98 from one run to the
-// next at -j 2; since shrinking reaches a canonical form, that mutant's
-// 300 seeds give one plan, too few for this test).
+// bytes at any -j. Many seeds of recover-after-turn shrink to one plan
+// that breaks two invariants, each an entry, and each entry holds the
+// first of them in seed order (workers that wrote as they finished let
+// the last rename win: an entry of budget-off-by-one held seed 0x44, 0x51
+// or 0x98 from one run to the next at -j 2; since shrinking reaches a
+// canonical form and one failure keeps one entry, most mutants' 300 seeds
+// give one entry, too few for this test).
 func TestRunCorpusTheSameAtAnyJ(t *testing.T) {
 	var wantOut string
 	var want map[string]string
 	for i, j := range []string{"1", "2", "8", "8", "8", "8"} {
 		corpus := filepath.Join(t.TempDir(), "corpus")
-		status, out, errOut := simrun("run", "--seeds", "300", "--mutant", "view-suppress-on-retry", "--corpus", corpus, "-j", j)
+		status, out, errOut := simrun("run", "--seeds", "300", "--mutant", "recover-after-turn", "--corpus", corpus, "-j", j)
 		if status != exitViolation {
 			t.Fatalf("-j %s: status %d\n%s%s", j, status, out, errOut)
 		}
@@ -95,7 +96,7 @@ func TestRunCorpusOnAFullDisk(t *testing.T) {
 		return
 	}
 	corpus := filepath.Join(dir, "corpus")
-	status, out, errOut := simrun("run", "-j", "1", "--seeds", "300", "--mutant", "view-suppress-on-retry", "--corpus", corpus)
+	status, out, errOut := simrun("run", "-j", "1", "--seeds", "300", "--mutant", "recover-after-turn", "--corpus", corpus)
 	if status != exitViolation {
 		t.Fatalf("status %d, want %d\n%s%s", status, exitViolation, out, errOut)
 	}
@@ -119,7 +120,7 @@ func TestRunCorpusOnAFullDisk(t *testing.T) {
 	// Replayed first, the corpus's one entry is the same failure again,
 	// which only proves the entry is whole. Then --json.
 	os.RemoveAll(corpus)
-	status, out, _ = simrun("run", "-j", "1", "--seeds", "300", "--mutant", "view-suppress-on-retry", "--corpus", corpus, "--json")
+	status, out, _ = simrun("run", "-j", "1", "--seeds", "300", "--mutant", "recover-after-turn", "--corpus", corpus, "--json")
 	var summary struct {
 		CorpusNotWritten *int `json:"corpusNotWritten"`
 	}
