@@ -3,7 +3,8 @@
 // plan, run in the deterministic world and checked by the oracle; the
 // corpus replayed first; a share of seeds run twice to check they
 // reproduce byte for byte; every failure shrunk to a 1-minimal plan and
-// kept as one corpus entry per distinct (invariant, shrunk plan).
+// kept as one corpus entry per failure (the invariant, and the message
+// but for its numbers), whatever paths the seeds took to it.
 //
 // [Run] is what 'simrun run' prints from, seed by seed, on several
 // workers, sharded across processes ([Shard]). Package simtest runs the
