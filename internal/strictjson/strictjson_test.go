@@ -106,6 +106,22 @@ func FuzzCheck(f *testing.F) {
 	})
 }
 
+// FuzzNumber holds validNumber to json.Valid on every span of number
+// characters, the spans the check hands it.
+func FuzzNumber(f *testing.F) {
+	for _, s := range []string{"0", "-0", "01", "1.", ".5", "1e", "1e+", "1E-7", "-", "--1", "1.5e3", "12345678901234567890", "0.0e0", "+1", "1ee2", "1.2.3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.Trim(s, "+-0123456789.eE") != "" {
+			return
+		}
+		if got, want := validNumber([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Fatalf("validNumber(%q) = %v, json.Valid = %v", s, got, want)
+		}
+	})
+}
+
 // TestUnreadable: what the fuzz targets hold every refusal to.
 func TestUnreadable(t *testing.T) {
 	for _, row := range []struct {

@@ -19,25 +19,40 @@ type envelope struct {
 	Ignorable       *bool
 	Seq0            *int64
 	Time0           *int64
+
+	// What the pointers above point at, so that reading an envelope
+	// allocates none of them: an envelope is read into one of the
+	// caller's, which lives as long as they are read.
+	typ                    string
+	seq, time, seq0, time0 int64
 }
 
-// parseEnvelope reads a line's envelope in one pass; the data stays raw.
-func parseEnvelope(line []byte) (envelope, error) {
-	var env envelope
-	err := scanObject(line, func(key, value []byte) error {
+// parseEnvelope reads a line's envelope into env in one pass; the data
+// stays raw.
+func parseEnvelope(line []byte, env *envelope) error {
+	*env = envelope{}
+	integer := func(value []byte, into *int64, field **int64) error {
+		n, err := parseInteger(value)
+		if err != nil {
+			return err
+		}
+		*into, *field = n, into
+		return nil
+	}
+	return scanObject(line, func(key, value []byte) error {
 		var err error
 		switch string(key) {
 		case "type":
-			env.Type = new(string)
-			err = unquote(value, env.Type)
+			env.typ, err = eventType(value)
+			env.Type = &env.typ
 		case "seq":
-			env.Seq, err = parseInteger(value)
+			err = integer(value, &env.seq, &env.Seq)
 		case "time":
-			env.Time, err = parseInteger(value)
+			err = integer(value, &env.time, &env.Time)
 		case "seq0":
-			env.Seq0, err = parseInteger(value)
+			err = integer(value, &env.seq0, &env.Seq0)
 		case "time0":
-			env.Time0, err = parseInteger(value)
+			err = integer(value, &env.time0, &env.Time0)
 		case "data":
 			env.Data = value
 		case "surfaceOp":
@@ -56,16 +71,28 @@ func parseEnvelope(line []byte) (envelope, error) {
 		}
 		return nil
 	})
-	return env, err
 }
 
 // parseInteger reads a JSON integer (seq and time are integers).
-func parseInteger(value []byte) (*int64, error) {
+func parseInteger(value []byte) (int64, error) {
 	n, err := strconv.ParseInt(string(value), 10, 64)
 	if err != nil {
-		return nil, fmt.Errorf("expected an integer, got %.40s", value)
+		return 0, fmt.Errorf("expected an integer, got %.40s", value)
 	}
-	return &n, nil
+	return n, nil
+}
+
+// eventType reads an event's type: the Go constant for a typed one, so
+// that the string a log spells on every line is not made again for each.
+func eventType(value []byte) (string, error) {
+	if len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
+		if t, ok := typedEventType(value[1 : len(value)-1]); ok {
+			return t, nil
+		}
+	}
+	var s string
+	err := unquote(value, &s)
+	return s, err
 }
 
 // unquote reads a JSON string, without encoding/json when it has no escapes.

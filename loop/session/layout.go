@@ -14,46 +14,47 @@ const (
 	layoutExplicit        // every line carries seq and time
 )
 
-// decodeLine turns one line into its events (several for a packed row).
-func (r *Reader) decodeLine(line []byte) ([]Event, error) {
+// decodeLine appends one line's events to out (several for a packed row).
+func (r *Reader) decodeLine(line []byte, out []Event) ([]Event, error) {
 	if r.streamJSON {
 		event, err := unwrapStreamJSON(line)
 		if err != nil || event == nil {
-			return nil, err // a nil event is a result or diagnostic record
+			return out, err // a nil event is a result or diagnostic record
 		}
 		line = event
 	}
-	env, err := parseEnvelope(line)
-	if err != nil {
-		return nil, err
+	var env envelope
+	if err := parseEnvelope(line, &env); err != nil {
+		return out, err
 	}
 	if env.Type == nil || *env.Type == "" {
-		return nil, fmt.Errorf("missing type")
+		return out, fmt.Errorf("missing type")
 	}
 	typ := *env.Type
 	if env.Data == nil || bytes.Equal(env.Data, []byte("null")) {
-		return nil, fmt.Errorf("%s: missing data", typ)
+		return out, fmt.Errorf("%s: missing data", typ)
 	}
 	if isPackedRow(typ) {
-		return r.decodePacked(typ, &env)
+		events, err := r.decodePacked(typ, &env)
+		return append(out, events...), err
 	}
 	if env.Seq0 != nil || env.Time0 != nil {
-		return nil, fmt.Errorf("%s: seq0/time0 belong to packed chunk rows only", typ)
+		return out, fmt.Errorf("%s: seq0/time0 belong to packed chunk rows only", typ)
 	}
 	seq, t, err := r.position(typ, env.Seq, env.Time)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	e, err := r.decodeEvent(typ, env.Data, seq, env.SurfaceOp)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	e.Time = t
 	e.SurfaceOp = env.SurfaceOp
 	e.SourceEventSeqs = env.SourceEventSeqs
 	e.Ignorable = env.Ignorable != nil && *env.Ignorable
 	r.nextSeq++
-	return []Event{e}, nil
+	return append(out, e), nil
 }
 
 // position checks seq and time against the layout, which the first event

@@ -328,6 +328,52 @@ func newPayload(typ string) Payload {
 	return nil
 }
 
+// typedEventType returns the constant of a typed event type spelled as
+// name, with no allocation.
+func typedEventType(name []byte) (string, bool) {
+	switch string(name) {
+	case TypeInboxSpliced:
+		return TypeInboxSpliced, true
+	case TypeTurnStart:
+		return TypeTurnStart, true
+	case TypeTurnEnd:
+		return TypeTurnEnd, true
+	case TypeStepStart:
+		return TypeStepStart, true
+	case TypeStepEnd:
+		return TypeStepEnd, true
+	case TypeUserMessage:
+		return TypeUserMessage, true
+	case TypeAssistantChunk:
+		return TypeAssistantChunk, true
+	case TypeAssistantMessage:
+		return TypeAssistantMessage, true
+	case TypeToolCall:
+		return TypeToolCall, true
+	case TypeToolResult:
+		return TypeToolResult, true
+	case TypeRequestHeader:
+		return TypeRequestHeader, true
+	case TypeRequestContext:
+		return TypeRequestContext, true
+	case TypeLLMRetry:
+		return TypeLLMRetry, true
+	case TypeLLMRetryStarted:
+		return TypeLLMRetryStarted, true
+	case TypeCompactionStart:
+		return TypeCompactionStart, true
+	case TypeCompactionSummary:
+		return TypeCompactionSummary, true
+	case TypeCompactionEnd:
+		return TypeCompactionEnd, true
+	case TypeCompactionPrune:
+		return TypeCompactionPrune, true
+	case TypeSessionEndSeed:
+		return TypeSessionEndSeed, true
+	}
+	return "", false
+}
+
 // MarshalJSON writes inserted as [] rather than null when empty, as DSH does.
 func (s InboxSpliced) MarshalJSON() ([]byte, error) {
 	type plain InboxSpliced

@@ -22,6 +22,10 @@ func (r *Reader) decodeEvent(typ string, data json.RawMessage, seq int64, op *Su
 	return Event{Seq: seq, Data: p, raw: data, Legacy: legacy}, nil
 }
 
+// fastPayloads: decodePayload tries decodeFast first. A test turns it off
+// to read every log once as encoding/json alone reads it.
+var fastPayloads = true
+
 // decodePayload decodes the data of a typed event and checks the fields that
 // give it its place in the log; any other type is opaque.
 func decodePayload(typ string, data json.RawMessage) (Payload, error) {
@@ -32,8 +36,11 @@ func decodePayload(typ string, data json.RawMessage) (Payload, error) {
 		}
 		return &Opaque{Type: typ, Data: data}, nil
 	}
-	if err := json.Unmarshal(data, p); err != nil {
-		return nil, fmt.Errorf("%s %s", typ, describeJSONError("data", err))
+	if !fastPayloads || !decodeFast(p, data) {
+		p = newPayload(typ) // what decodeFast set is not encoding/json's to see
+		if err := json.Unmarshal(data, p); err != nil {
+			return nil, fmt.Errorf("%s %s", typ, describeJSONError("data", err))
+		}
 	}
 	if err := validatePayload(p); err != nil {
 		return nil, fmt.Errorf("%s %v", typ, err)

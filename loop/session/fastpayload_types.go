@@ -1,0 +1,346 @@
+package session
+
+// The readers of the nested payload types, for decodeFast.
+
+func (d *fastDecoder) inboxSpliced(p *InboxSpliced) bool {
+	return d.object(inboxKeys, func(k []byte) bool {
+		switch string(k) {
+		case "target":
+			return d.str(&p.Target)
+		case "start":
+			return d.int(&p.Start)
+		case "removedCount":
+			return d.int(&p.RemovedCount)
+		case "outcome":
+			return d.str(&p.Outcome)
+		case "inserted":
+			if d.null() {
+				p.Inserted = nil
+				return true
+			}
+			return d.array(func() bool {
+				p.Inserted = append(p.Inserted, UserMessage{})
+				return d.userMessage(&p.Inserted[len(p.Inserted)-1])
+			}, func() {
+				if p.Inserted == nil {
+					p.Inserted = []UserMessage{}
+				}
+			})
+		}
+		return false
+	})
+}
+
+// array reads an array, calling elem for each element; empty is called
+// for [] (encoding/json makes an empty slice of it, not nil).
+func (d *fastDecoder) array(elem func() bool, empty func()) bool {
+	if d.i >= len(d.b) || d.b[d.i] != '[' {
+		return false
+	}
+	d.i++
+	d.space()
+	if d.i < len(d.b) && d.b[d.i] == ']' {
+		d.i++
+		empty()
+		return true
+	}
+	for {
+		d.space()
+		if !elem() {
+			return false
+		}
+		d.space()
+		if d.i >= len(d.b) {
+			return false
+		}
+		switch d.b[d.i] {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (d *fastDecoder) userMessage(m *UserMessage) bool {
+	return d.object(userMessageKeys, func(k []byte) bool {
+		switch string(k) {
+		case "content":
+			return d.raw(&m.Content)
+		case "source":
+			return d.source(&m.Source)
+		case "role":
+			return d.str(&m.Role)
+		case "id":
+			return d.str(&m.ID)
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) source(s *Source) bool {
+	return d.object(sourceKeys, func(k []byte) bool {
+		switch string(k) {
+		case "kind":
+			return d.str(&s.Kind)
+		case "plugin":
+			return d.str(&s.Plugin)
+		case "form":
+			return d.str(&s.Form)
+		case "sections":
+			return d.raw(&s.Sections)
+		case "compactionId":
+			return d.str(&s.CompactionID)
+		case "callId":
+			return d.str(&s.CallID)
+		case "provider":
+			return d.str(&s.Provider)
+		case "model":
+			return d.str(&s.Model)
+		case "replayState":
+			return d.raw(&s.ReplayState)
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) assistantMessage(p *AssistantMessage) bool {
+	return d.object(assistantKeys, func(k []byte) bool {
+		switch string(k) {
+		case "turn":
+			return d.int(&p.Turn)
+		case "step":
+			return d.int(&p.Step)
+		case "usage":
+			return d.raw(&p.Usage)
+		case "interrupted":
+			return d.bool(&p.Interrupted)
+		case "message":
+			return d.object(assistantBodyKeys, func(k []byte) bool {
+				m := &p.Message
+				switch string(k) {
+				case "role":
+					return d.str(&m.Role)
+				case "content":
+					return d.raw(&m.Content)
+				case "source":
+					return d.source(&m.Source)
+				case "id":
+					return d.str(&m.ID)
+				}
+				return false
+			})
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) streamChunk(c *StreamChunk) bool {
+	return d.object(chunkKeys, func(k []byte) bool {
+		switch string(k) {
+		case "type":
+			return d.str(&c.Type)
+		case "index":
+			return d.int(&c.Index)
+		case "blockType":
+			return d.str(&c.BlockType)
+		case "text":
+			return d.str(&c.Text)
+		case "id":
+			return d.str(&c.ID)
+		case "name":
+			if d.null() {
+				c.Name = nil
+				return true
+			}
+			s := new(string)
+			if !d.str(s) {
+				return false
+			}
+			c.Name = s
+			return true
+		case "argumentsDelta":
+			return d.str(&c.ArgumentsDelta)
+		case "block":
+			return d.raw(&c.Block)
+		case "usage":
+			return d.raw(&c.Usage)
+		case "replayState":
+			return d.raw(&c.ReplayState)
+		case "reason":
+			if d.null() {
+				c.Reason = nil
+				return true
+			}
+			r := new(FinishReason)
+			c.Reason = r
+			return d.object(finishKeys, func(k []byte) bool {
+				switch string(k) {
+				case "kind":
+					return d.str(&r.Kind)
+				case "failure":
+					return d.failurePtr(&r.Failure)
+				}
+				return false
+			})
+		}
+		return false
+	})
+}
+
+// failurePtr reads a failure or null (nil), as into a *LlmFailure.
+func (d *fastDecoder) failurePtr(p **LlmFailure) bool {
+	if d.null() {
+		*p = nil
+		return true
+	}
+	f := new(LlmFailure)
+	*p = f
+	return d.failure(f)
+}
+
+func (d *fastDecoder) failure(f *LlmFailure) bool {
+	return d.object(failureKeys, func(k []byte) bool {
+		switch string(k) {
+		case "message":
+			return d.str(&f.Message)
+		case "code":
+			return d.str(&f.Code)
+		case "status":
+			return d.intPtr(&f.Status)
+		case "requestId":
+			return d.str(&f.RequestID)
+		case "providerRetryAfterMs":
+			if d.null() {
+				f.ProviderRetryAfterMs = nil
+				return true
+			}
+			v := new(float64)
+			if !d.float(v) {
+				return false
+			}
+			f.ProviderRetryAfterMs = v
+			return true
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) turnEndReason(r *TurnEndReason) bool {
+	return d.object(reasonKeys, func(k []byte) bool {
+		switch string(k) {
+		case "kind":
+			return d.str(&r.Kind)
+		case "error":
+			return d.failurePtr(&r.Error)
+		case "reason":
+			if d.null() {
+				r.Cause = nil
+				return true
+			}
+			c := new(Cause)
+			r.Cause = c
+			return d.object(causeKeys, func(k []byte) bool {
+				switch string(k) {
+				case "kind":
+					return d.str(&c.Kind)
+				case "reason":
+					return d.str(&c.Reason)
+				}
+				return false
+			})
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) toolResult(p *ToolResult) bool {
+	return d.object(toolResultKeys, func(k []byte) bool {
+		switch string(k) {
+		case "turn":
+			return d.int(&p.Turn)
+		case "step":
+			return d.int(&p.Step)
+		case "callId":
+			return d.str(&p.LegacyCallID)
+		case "message":
+			if d.null() {
+				p.Message = nil
+				return true
+			}
+			p.Message = new(UserMessage)
+			return d.userMessage(p.Message)
+		case "error":
+			if d.null() {
+				p.Error = nil
+				return true
+			}
+			e := new(ToolError)
+			p.Error = e
+			return d.object(toolErrorKeys, func(k []byte) bool {
+				switch string(k) {
+				case "name":
+					return d.str(&e.Name)
+				case "code":
+					return d.str(&e.Code)
+				}
+				return false
+			})
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) requestHeader(p *RequestHeader) bool {
+	return d.object(headerKeys, func(k []byte) bool {
+		switch string(k) {
+		case "reason":
+			return d.str(&p.Reason)
+		case "header":
+			return d.object(headerBodyKeys, func(k []byte) bool {
+				return string(k) == "config" && d.object(configKeys, func(k []byte) bool {
+					c := &p.Header.Config
+					switch string(k) {
+					case "provider":
+						return d.str(&c.Provider)
+					case "model":
+						return d.str(&c.Model)
+					}
+					return false
+				})
+			})
+		}
+		return false
+	})
+}
+
+func (d *fastDecoder) llmRetry(p *LLMRetry) bool {
+	return d.object(llmRetryKeys, func(k []byte) bool {
+		switch string(k) {
+		case "retryId":
+			return d.str(&p.RetryID)
+		case "turn":
+			return d.int(&p.Turn)
+		case "step":
+			return d.int(&p.Step)
+		case "provider":
+			return d.str(&p.Provider)
+		case "mode":
+			return d.str(&p.Mode)
+		case "policyKey":
+			return d.str(&p.PolicyKey)
+		case "retry":
+			return d.int(&p.Retry)
+		case "maxRetries":
+			return d.intPtr(&p.MaxRetries)
+		case "delayMs":
+			return d.float(&p.DelayMs)
+		case "failure":
+			return d.failure(&p.Failure)
+		}
+		return false
+	})
+}
