@@ -29,9 +29,22 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 	})
 	defer unwrapOnce(fs)
+	// A bad flag is said in one line with the command's name, and where
+	// the flags are listed: the flag package followed the error with the
+	// whole usage, sixty lines that pushed it off the screen.
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	defer func() { fs.SetOutput(out); fs.Usage = usage }()
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			fs.SetOutput(out)
+			if errors.Is(err, flag.ErrHelp) {
+				usage()
+			} else {
+				fmt.Fprintf(out, "simrun %s: %v ('simrun %s -h' lists its flags)\n", fs.Name(), err, fs.Name())
+			}
 			return nil, err
 		}
 		rest := fs.Args()

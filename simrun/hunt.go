@@ -59,9 +59,18 @@ func runHunt(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun hunt: --start: %v\n", err)
 		return exitUsage
 	}
-	if *maxSeeds < 1 || *candidates < 1 || *budget < 0 {
-		fmt.Fprintln(stderr, "simrun hunt: --max-seeds and --candidates must be at least 1, --budget not negative")
-		return exitUsage
+	for _, bad := range []struct {
+		is   bool
+		what string
+	}{
+		{*maxSeeds < 1, fmt.Sprintf("--max-seeds %d: must be at least 1", *maxSeeds)},
+		{*candidates < 1, fmt.Sprintf("--candidates %d: must be at least 1", *candidates)},
+		{*budget < 0, fmt.Sprintf("--budget %v: must not be negative", *budget)},
+	} {
+		if bad.is {
+			fmt.Fprintf(stderr, "simrun hunt: %s\n", bad.what)
+			return exitUsage
+		}
 	}
 	if err := campaign.SeedRange(first, uint64(*maxSeeds)); err != nil {
 		fmt.Fprintf(stderr, "simrun hunt: --start %s --max-seeds %d: %v\n", *start, *maxSeeds, err)

@@ -30,7 +30,7 @@ world actions marked », and the violations. Replaying twice prints the same
 bytes. --trace writes the v1 session log; --check-determinism runs it twice
 and compares the logs.
 
-Exit status: 0 clean, 1 a violation, 2 bad usage or input.
+Exit status: 0 clean, 1 a violation, 2 bad usage or input, 3 an internal error.
 
 flags:
 `
@@ -249,7 +249,8 @@ milder, until removing any single entry makes the violation disappear.
 Prints the plan and writes it as a scenario file with --out, which
 'simrun scenario' replays (with the same --mutant, when there is one).
 
-Exit status: 0 shrunk, 1 nothing to shrink (no violation), 2 bad usage.
+Exit status: 0 shrunk, 1 nothing to shrink (no violation), 2 bad usage, 3 an internal
+error.
 
 flags:
 `

@@ -264,6 +264,9 @@ func checkedNote(opts sim.Options, sample float64, kinds []string) string {
 // replayed first, as they should; 1 failed; skipped: …".
 func corpusNote(c campaign.CorpusSummary) string {
 	note := words.Plural(c.Replayed, "entry") + " replayed first, as they should"
+	if c.Replayed == 0 {
+		note = "no entry replayed first"
+	}
 	if c.Failed > 0 {
 		note += fmt.Sprintf("; %d failed (above)", c.Failed)
 	}

@@ -316,11 +316,16 @@ func TestHelpShowsEveryDefault(t *testing.T) {
 		{"hunt", "-max-seeds int"},
 		{"merge", "usage: simrun merge"},
 	} {
-		for _, args := range [][]string{{tt.command, "-h"}, {tt.command, "--no-such-flag"}} {
-			_, _, errOut := simrun(args...)
-			if strings.Contains(errOut, "panic") || !strings.Contains(errOut, tt.want) {
-				t.Errorf("%v: the usage has a panic or lacks %q:\n%s", args, tt.want, errOut)
-			}
+		_, _, errOut := simrun(tt.command, "-h")
+		if strings.Contains(errOut, "panic") || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s -h: the usage has a panic or lacks %q:\n%s", tt.command, tt.want, errOut)
+		}
+		// A bad flag is one line: the command, the flag, and where the
+		// flags are listed, not the usage that pushed it off the screen.
+		status, _, errOut := simrun(tt.command, "--no-such-flag")
+		want := "simrun " + tt.command + ": flag provided but not defined: -no-such-flag ('simrun " + tt.command + " -h' lists its flags)\n"
+		if status != exitUsage || errOut != want {
+			t.Errorf("%s --no-such-flag: status %d, stderr %q, want %d and %q", tt.command, status, errOut, exitUsage, want)
 		}
 	}
 }

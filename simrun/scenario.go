@@ -38,7 +38,8 @@ With --dsh-view every log is also derived by DSH's own Web view code (see
 (differs-from-dsh-view); the recorded findings about DSH's view code it
 shows are printed apart.
 
-Exit status: 0 clean, 1 violations, 2 bad scenario files or usage.
+Exit status: 0 clean, 1 violations, 2 bad scenario files or usage, 3 an internal
+error.
 
 flags:
 `

@@ -155,7 +155,11 @@ func check(t tb, opts ...Option) {
 		return
 	}
 	if cs := sum.Corpus; cs.Replayed > 0 || len(cs.Skipped) > 0 {
-		t.Logf("campaign: corpus %s: %d replayed first, each as it should%s", s.corpus, cs.Replayed, cs.Skipped.Note())
+		replayed := fmt.Sprintf("%d replayed first, each as it should", cs.Replayed)
+		if cs.Replayed == 0 {
+			replayed = "none replayed first"
+		}
+		t.Logf("campaign: corpus %s: %s%s", s.corpus, replayed, cs.Skipped.Note())
 	}
 	if len(failing) == 0 {
 		t.Logf("campaign: %s from %#x, %d events, no violation", words.Plural(sum.Runs, "seed"), c.First, sum.Events)
