@@ -176,6 +176,9 @@ var (
 type fastDecoder struct {
 	b []byte
 	i int
+	// skipped counts the unknown keys skipped, for a reader that refuses
+	// them.
+	skipped int
 }
 
 func (d *fastDecoder) space() { d.i = skipSpace(d.b, d.i) }
@@ -233,6 +236,7 @@ func (d *fastDecoder) object(known []string, field func(key []byte) bool) bool {
 				return false
 			}
 			d.i = vend
+			d.skipped++
 		}
 		d.space()
 		if d.i >= len(d.b) {

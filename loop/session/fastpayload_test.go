@@ -108,9 +108,10 @@ var fastPayloadEdges = []struct{ typ, data string }{
 	{TypeAssistantMessage, `{"turn":1,"step":1,"message":{"role":"assistant","content":[],"source":{"kind":"model","provider":"p","model":"m","replayState":{"a":1}},"id":"a1"},"usage":{"input":1},"interrupted":true}`},
 }
 
-// TestSharedLogsReadWithoutEncodingJSON: every typed event of DSH's own
-// logs but the compaction records (rare; encoding/json reads them) is read
-// by decodeFast, so that the fast path is the path real logs take.
+// TestSharedLogsReadWithoutEncodingJSON: every packed row and every typed
+// event of DSH's own logs but the compaction records (rare; encoding/json
+// reads them) is read by decodePackedFast or decodeFast, so that the fast
+// path is the path real logs take.
 func TestSharedLogsReadWithoutEncodingJSON(t *testing.T) {
 	lines := sharedLines(1<<30, func(string) bool { return true })
 	if len(lines) == 0 {
@@ -118,6 +119,18 @@ func TestSharedLogsReadWithoutEncodingJSON(t *testing.T) {
 	}
 	read, left := 0, map[string]int{}
 	for _, line := range lines {
+		var row struct {
+			Type string          `json:"type"`
+			Data json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal([]byte(line), &row) == nil && isPackedRow(row.Type) {
+			var d packedData
+			if !decodePackedFast(row.Data, &d) {
+				t.Errorf("%s row left to encoding/json: %.200s", row.Type, row.Data)
+			}
+			read++
+			continue
+		}
 		typ, data, ok := typedData(line)
 		if !ok || typ == TypeCompactionSummary || typ == TypeCompactionPrune {
 			continue
@@ -134,7 +147,7 @@ func TestSharedLogsReadWithoutEncodingJSON(t *testing.T) {
 	if read == 0 {
 		t.Fatal("no typed event read")
 	}
-	t.Logf("%d typed events read without encoding/json", read)
+	t.Logf("%d typed events and packed rows read without encoding/json", read)
 }
 
 // TestFastPayloadEdges runs the edges once without the fuzzer, naming the
@@ -190,4 +203,45 @@ func TestFastReadIsEncodingJSONRead(t *testing.T) {
 		total += len(fast)
 	}
 	t.Logf("%d logs, %d events read the same", len(files), total)
+}
+
+// FuzzFastPacked holds decodePackedFast to encoding/json's decoder with
+// unknown fields refused, as expandPacked used it alone.
+func FuzzFastPacked(f *testing.F) {
+	for _, line := range sharedLines(600, func(l string) bool { return strings.Contains(l, `-chunks","data":`) }) {
+		var row struct {
+			Data json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal([]byte(line), &row) == nil {
+			f.Add(string(row.Data))
+		}
+	}
+	for _, s := range []string{
+		`{"turn":1,"step":1,"index":0,"dt":[1,2],"texts":["a","b","c"]}`,
+		`{"turn":1,"step":1,"index":1,"id":"c","name":"read","dt":[0],"args":["{\"","}"]}`,
+		`{"turn":1,"step":1,"index":0,"dt":null,"texts":[],"extra":1}`, // unknown: refused
+		`{"Turn":1,"step":1,"index":0,"dt":[],"texts":["a"]}`,          // other case: matched
+		`{"turn":1,"step":1,"index":0,"dt":[],"texts":["a",null]}`,     // null member: ""
+		`{"turn":1,"step":1,"index":0,"name":null,"dt":[1e0],"texts":["a","b"]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		if strictjson.Check([]byte(data)) != nil {
+			return
+		}
+		var fast packedData
+		if !decodePackedFast([]byte(data), &fast) {
+			return
+		}
+		var slow packedData
+		dec := json.NewDecoder(strings.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&slow); err != nil {
+			t.Fatalf("%s: read fast, refused by encoding/json: %v", data, err)
+		}
+		if diff := cmp.Diff(slow, fast); diff != "" {
+			t.Fatalf("%s (-json +fast):\n%s", data, diff)
+		}
+	})
 }

@@ -344,3 +344,65 @@ func (d *fastDecoder) llmRetry(p *LLMRetry) bool {
 		return false
 	})
 }
+
+var packedKeys = []string{"turn", "step", "index", "id", "name", "dt", "texts", "args"}
+
+// decodePackedFast reads a packed row's data as encoding/json reads it
+// with unknown fields refused, or reports false (an unknown field among
+// them, whose error is encoding/json's to give).
+func decodePackedFast(data []byte, p *packedData) bool {
+	d := fastDecoder{b: data}
+	ok := d.object(packedKeys, func(k []byte) bool {
+		switch string(k) {
+		case "turn":
+			return d.int(&p.Turn)
+		case "step":
+			return d.int(&p.Step)
+		case "index":
+			return d.int(&p.Index)
+		case "id":
+			return d.str(&p.ID)
+		case "name":
+			if d.null() {
+				p.Name = nil
+				return true
+			}
+			s := new(string)
+			if !d.str(s) {
+				return false
+			}
+			p.Name = s
+			return true
+		case "dt":
+			return d.int64s(&p.Dt)
+		case "texts":
+			return d.strs(&p.Texts)
+		case "args":
+			return d.strs(&p.Args)
+		}
+		return false
+	})
+	// A key skipped as unknown is an error to encoding/json here.
+	return ok && d.skipped == 0 && d.end()
+}
+
+// strs reads an array of strings; null is a nil slice, [] an empty one.
+func (d *fastDecoder) strs(out *[]string) bool {
+	if d.null() {
+		*out = nil
+		return true
+	}
+	list := []string{}
+	ok := d.array(func() bool {
+		var s string
+		if !d.str(&s) {
+			return false
+		}
+		list = append(list, s)
+		return true
+	}, func() {})
+	if ok {
+		*out = list
+	}
+	return ok
+}

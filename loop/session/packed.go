@@ -36,10 +36,13 @@ type packedData struct {
 // from seq0 and times from time0 plus the running sum of dt.
 func expandPacked(typ string, data json.RawMessage, seq0, time0 int64) ([]Event, error) {
 	var d packedData
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("%s row: %s", typ, describeJSONError("data", err))
+	if !fastPayloads || !decodePackedFast(data, &d) {
+		d = packedData{}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&d); err != nil {
+			return nil, fmt.Errorf("%s row: %s", typ, describeJSONError("data", err))
+		}
 	}
 	var members []string
 	chunkType := ChunkTextDelta

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/internal/limits"
@@ -46,6 +47,9 @@ type Reader struct {
 	eof          bool
 	tornTailLine int
 	firstLine    []byte // the first stream-json event, read with the header
+	// closed: Close gave the read buffer back, which another reader may
+	// hold now.
+	closed bool
 }
 
 // zstdMagic starts every Zstandard frame.
@@ -80,7 +84,13 @@ func newReader(r io.Reader, opts ReadOptions, closer io.Closer) (*Reader, error)
 	if closer != nil {
 		rd.closers = append(rd.closers, closer)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := lineBuffers.Get().(*bufio.Reader)
+	br.Reset(r)
+	rd.closers = append(rd.closers, closerFunc(func() error {
+		br.Reset(nil) // holds nothing of the log once back
+		lineBuffers.Put(br)
+		return nil
+	}))
 	if magic, _ := br.Peek(4); bytes.Equal(magic, zstdMagic) {
 		// Concatenated frames decode as one stream. The decoder holds its
 		// window, which a frame sets (up to 3.75 TB by the format): it is
@@ -102,6 +112,11 @@ func newReader(r io.Reader, opts ReadOptions, closer io.Closer) (*Reader, error)
 	return rd, nil
 }
 
+// lineBuffers hold the 64 KiB read buffers of closed readers: a check of
+// many small logs made and cleared one per log, more than their events
+// took.
+var lineBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 // zstdWindow is the largest zstd window read: that of a line
 // (--max-line-bytes), at least zstd's own least.
 func zstdWindow() uint64 { return uint64(max(limits.Current.LineBytes, zstd.MinWindowSize)) }
@@ -119,6 +134,7 @@ func (r *Reader) Close() error {
 		}
 	}
 	r.closers = nil
+	r.closed = true
 	return first
 }
 
@@ -250,6 +266,9 @@ func (r *Reader) Next() (Event, error) {
 
 // fill reads one line into pending, or the repair closers at the end.
 func (r *Reader) fill() error {
+	if r.closed {
+		return r.fail(r.line, "read after Close")
+	}
 	var line []byte
 	if r.firstLine != nil {
 		line, r.firstLine = r.firstLine, nil

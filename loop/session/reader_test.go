@@ -408,3 +408,27 @@ func TestZstdWindowIsBounded(t *testing.T) {
 		t.Errorf("within the bound: %v", err)
 	}
 }
+
+// TestReadAfterClose: a reader closed gives its read buffer back for the
+// next one, and reading on is an error, not a read of another log's
+// bytes.
+func TestReadAfterClose(t *testing.T) {
+	log := `{"type":"session","version":1,"id":"s","createdAt":0}` + "\n" +
+		`{"type":"turn/start","seq":0,"time":0,"data":{"turn":1}}` + "\n"
+	r, err := session.NewReader(strings.NewReader(log), session.ReadOptions{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	other, err := session.NewReader(strings.NewReader(strings.ReplaceAll(log, `"turn":1`, `"turn":2`)), session.ReadOptions{Name: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if e, err := r.Next(); err == nil || !strings.Contains(err.Error(), "read after Close") {
+		t.Errorf("Next after Close: %v, %v; want an error saying so", e, err)
+	}
+	if e, err := other.Next(); err != nil || e.Data.(*session.TurnStart).Turn != 2 {
+		t.Errorf("the other reader read %v, %v; want turn 2", e, err)
+	}
+}
