@@ -32,7 +32,7 @@ MAX_FAULTS ?= 2
 # to race: a statistical match over 50,000 turns and a heap measurement
 # (CI runs them).
 slow:
-	$(GO) test ./budget ./oracle ./faults -count=1 -run '^(TestIncidentExhaustionMatchesAnalytic|TestStreamMemoryIsBoundedByTurn|TestOneThrowBugOnePlanPerPath)$$'
+	$(GO) test ./budget ./oracle ./campaign -count=1 -run '^(TestIncidentExhaustionMatchesAnalytic|TestStreamMemoryIsBoundedByTurn|TestOneThrowBugOnePlanPerPath)$$'
 
 explore:
 	$(GO) test ./explore -count=1 -run '^(TestDedupeLosesNoState|TestMutantsFound)$$'
@@ -106,7 +106,7 @@ FUZZ_TARGETS = \
 	./sim:FuzzParseScenario:150000 \
 	./budget:FuzzParsePolicy:150000 \
 	./budget:FuzzParseEnvironment:90000 \
-	./faults:FuzzParseEntry:70000 \
+	./campaign:FuzzParseEntry:70000 \
 	./oracle:FuzzStream:100000
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -13,7 +13,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -72,7 +74,7 @@ func BenchmarkSideBySide(b *testing.B) {
 		kernel := measure{name: "turnsim (one goroutine)"}
 		kernel.timed(func() {
 			for seed := uint64(1); seed <= uint64(*sideKernel); seed++ {
-				v := faults.RunSeed(seed, faults.Overrides{}, sim.Options{}, false)
+				v := judge.RunSeed(seed, faults.Overrides{}, sim.Options{}, false)
 				if len(v.Violations) > 0 {
 					b.Fatalf("seed %#x: %s", seed, v.Violations[0])
 				}
@@ -84,12 +86,12 @@ func BenchmarkSideBySide(b *testing.B) {
 		// twice, verdicts and bytes compared.
 		kernel.plans = *sidePlans
 		for seed := uint64(1); seed <= uint64(*sidePlans); seed++ {
-			a := faults.RunSeed(seed, faults.Overrides{}, sim.Options{}, false)
-			again := faults.RunSeed(seed, faults.Overrides{}, sim.Options{}, false)
+			a := judge.RunSeed(seed, faults.Overrides{}, sim.Options{}, false)
+			again := judge.RunSeed(seed, faults.Overrides{}, sim.Options{}, false)
 			if !slices.Equal(Invariants(a.Violations), Invariants(again.Violations)) {
 				kernel.verdictsDiffer++
 			}
-			if !bytes.Equal(faults.LogBytes(a.Result), faults.LogBytes(again.Result)) {
+			if !bytes.Equal(judge.LogBytes(a.Result), judge.LogBytes(again.Result)) {
 				kernel.diffs++
 			}
 		}
@@ -146,7 +148,7 @@ type zooRow struct {
 }
 
 func mutantRows(b *testing.B) []zooRow {
-	entries := faults.LoadCorpus(filepath.Join("..", "corpus"))
+	entries := campaign.LoadCorpus(filepath.Join("..", "corpus"))
 	var rows []zooRow
 	for _, e := range entries {
 		if e.Err != nil || e.Entry.Mutant == "" {
@@ -158,7 +160,7 @@ func mutantRows(b *testing.B) []zooRow {
 		}
 		row := zooRow{mutant: m.Name, runs: *sideMutants}
 		for range *sideMutants {
-			if faults.Violates(e.Scenario, m.Trips, m.Options) {
+			if judge.Violates(e.Scenario, m.Trips, m.Options) {
 				row.kernelFound++
 			} else {
 				b.Errorf("%s: turnsim did not find the mutant from its corpus plan %s", m.Name, e.Path)

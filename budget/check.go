@@ -7,8 +7,7 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/internal/atomicfile"
-
-	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -38,7 +37,7 @@ func (c Config) Assess(seed uint64, runs int, bounds ...Bound) (r Report, failur
 			fail("and %d more turns the oracle failed, of %d", len(r.Violations)-failuresShown, r.Turns)
 			break
 		}
-		v := faults.Principal(t.Violations)
+		v := judge.Principal(t.Violations)
 		more := ""
 		if n := len(t.Violations); n > 1 {
 			more = fmt.Sprintf(" (and %d more: %s)", n-1, strings.Join(others(t.Violations, v), ", "))
@@ -107,7 +106,7 @@ func (c Config) Trace(seed uint64, path string) error {
 	if res.Refused != "" {
 		return &RefusedError{Seed: seed, Why: res.Refused}
 	}
-	return atomicfile.Write(path, faults.LogBytes(res))
+	return atomicfile.Write(path, judge.LogBytes(res))
 }
 
 // TraceTurn runs turn index of the run from seed first (Turn.Index) again
@@ -126,18 +125,18 @@ func (c Config) TraceTurn(first uint64, index int, path string) ([]oracle.Violat
 		if index < 0 {
 			return nil, fmt.Errorf("turn %d: turns are numbered from 0", index)
 		}
-		res, vs := faults.Check(c.world(first+uint64(index), c.turnOutages(first+uint64(index))))
+		res, vs := judge.Check(c.world(first+uint64(index), c.turnOutages(first+uint64(index))))
 		if res.Refused != "" {
 			return nil, &RefusedError{Seed: first + uint64(index), Why: res.Refused}
 		}
-		return vs, atomicfile.Write(path, faults.LogBytes(res))
+		return vs, atomicfile.Write(path, judge.LogBytes(res))
 	}
 	tl := newTimeline(c.Env, first)
 	if index < 0 || index >= len(tl.arrivals) {
 		return nil, fmt.Errorf("turn %d: the horizon from seed %#x has %d turns, numbered 0 … %d", index, first, len(tl.arrivals), len(tl.arrivals)-1)
 	}
 	at := tl.arrivals[index]
-	res, vs := faults.Check(c.timedWorld(tl, at, first+uint64(index)))
+	res, vs := judge.Check(c.timedWorld(tl, at, first+uint64(index)))
 	if res.Refused != "" {
 		return nil, &RefusedError{Seed: first + uint64(index), Why: res.Refused}
 	}
@@ -150,5 +149,5 @@ func (c Config) TraceTurn(first uint64, index int, path string) ([]oracle.Violat
 	for i := range res.Events {
 		res.Events[i].Time += shift
 	}
-	return vs, atomicfile.Write(path, faults.LogBytes(res))
+	return vs, atomicfile.Write(path, judge.LogBytes(res))
 }

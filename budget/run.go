@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
@@ -188,7 +189,7 @@ func (c Config) turnOutages(seed uint64) []sim.Outage {
 // runTurn runs turn seed with these outages, checked by the oracle.
 func (c Config) runTurn(seed uint64, outages []sim.Outage) (Turn, *sim.Result) {
 	s, opts := c.world(seed, outages)
-	res, vs := faults.Check(s, opts)
+	res, vs := judge.Check(s, opts)
 	t := Turn{Seed: seed, Attempts: len(res.Requests), Violations: vs, refused: res.Refused}
 	if res.Blocked != "" {
 		t.blocked = &BlockedError{Listener: res.Blocked, Why: res.Stopped}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -14,7 +14,7 @@ import (
 // could not be read.
 type CorpusResult struct {
 	Path       string
-	Entry      *faults.Entry
+	Entry      *Entry
 	Scenario   *sim.Scenario
 	Err        error
 	Violations []oracle.Violation
@@ -29,7 +29,7 @@ type CorpusResult struct {
 
 // SkipReason says why an entry is not a run's to replay ("" when it is):
 // the mutant, system or view code it was made with is not the run's.
-func SkipReason(e *faults.Entry, mutant string, opts sim.Options) string {
+func SkipReason(e *Entry, mutant string, opts sim.Options) string {
 	switch {
 	case e.Mutant != mutant && e.Mutant == "":
 		return "regressions of the correct loop, not replayed against mutant " + mutant
@@ -85,7 +85,7 @@ func replayCorpus(dir, mutant string, opts sim.Options, onEntry func(CorpusResul
 			onEntry(r)
 		}
 	}
-	for _, le := range faults.LoadCorpus(dir) {
+	for _, le := range LoadCorpus(dir) {
 		r := CorpusResult{Path: le.Path, Entry: le.Entry, Scenario: le.Scenario, Err: le.Err}
 		if r.Err == nil {
 			// Another mutant's entry, a mutant's entry under the correct
@@ -111,7 +111,7 @@ func replayCorpus(dir, mutant string, opts sim.Options, onEntry func(CorpusResul
 		}
 		e := le.Entry
 		r.Replayed = true
-		_, vs := faults.Check(le.Scenario, opts)
+		_, vs := judge.Check(le.Scenario, opts)
 		still := false
 		for _, v := range vs {
 			still = still || v.Invariant == e.Invariant

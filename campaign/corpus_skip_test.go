@@ -3,7 +3,6 @@ package campaign
 import (
 	"testing"
 
-	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -12,19 +11,19 @@ import (
 func TestSkipReason(t *testing.T) {
 	tests := []struct {
 		name   string
-		entry  faults.Entry
+		entry  Entry
 		mutant string
 		want   string
 	}{
-		{"a regression under the correct loop replays", faults.Entry{}, "", ""},
-		{"a mutant's entry under its mutant replays", faults.Entry{Mutant: "m"}, "m", ""},
-		{"a regression under a mutant is skipped: the mutant would fail it", faults.Entry{}, "m",
+		{"a regression under the correct loop replays", Entry{}, "", ""},
+		{"a mutant's entry under its mutant replays", Entry{Mutant: "m"}, "m", ""},
+		{"a regression under a mutant is skipped: the mutant would fail it", Entry{}, "m",
 			"regressions of the correct loop, not replayed against mutant m"},
-		{"a mutant's entry under the correct loop waits for its mutant", faults.Entry{Mutant: "m"}, "",
+		{"a mutant's entry under the correct loop waits for its mutant", Entry{Mutant: "m"}, "",
 			"entries of mutants, each replayed against its mutant (--mutant NAME)"},
-		{"another mutant's entry", faults.Entry{Mutant: "n"}, "m", "entries of other mutants"},
-		{"an entry of DSH's loop under the model", faults.Entry{System: "dsh"}, "", "entries made with --sut dsh"},
-		{"an entry made beside DSH's view code", faults.Entry{View: "dsh"}, "", "entries made with --dsh-view"},
+		{"another mutant's entry", Entry{Mutant: "n"}, "m", "entries of other mutants"},
+		{"an entry of DSH's loop under the model", Entry{System: "dsh"}, "", "entries made with --sut dsh"},
+		{"an entry made beside DSH's view code", Entry{View: "dsh"}, "", "entries made with --dsh-view"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,9 +35,9 @@ func TestSkipReason(t *testing.T) {
 	// Entries of the run's own mutant made with other flags are the ones a
 	// run with those flags would replay; another mutant's are not.
 	for _, tt := range []struct {
-		entry faults.Entry
+		entry Entry
 		want  bool
-	}{{faults.Entry{System: "dsh"}, true}, {faults.Entry{View: "dsh"}, true}, {faults.Entry{Mutant: "m"}, false}} {
+	}{{Entry{System: "dsh"}, true}, {Entry{View: "dsh"}, true}, {Entry{Mutant: "m"}, false}} {
 		if got := (Skip{Reason: SkipReason(&tt.entry, "", sim.Options{})}).OtherFlags(); got != tt.want {
 			t.Errorf("%+v: OtherFlags %v, want %v", tt.entry, got, tt.want)
 		}

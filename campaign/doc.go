@@ -11,4 +11,12 @@
 // same campaign from go test (simtest.Check).
 //
 // The same seed gives the same shrunk plan from both faces.
+//
+// It owns what takes a failure to ground, for every face that finds one
+// (simrun run, hunt, replay and shrink, go test): [Shrink] makes a failing
+// plan 1-minimal and canonical, so that the seeds of one bug meet in one
+// plan; an [Entry] keeps it in the corpus, and [LoadCorpus] reads the
+// corpus back; [Coverage] counts what the runs exercised (--stats).
+// Running and checking one plan is package judge's, which budget, explore
+// and baseline use without any of this; drawing it is package faults'.
 package campaign

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/limits"
 	"github.com/turnsim/turnsim/internal/strictjson"
 )
@@ -31,7 +30,7 @@ type Merged struct {
 	// seed's line in seed order, Stats the coverage added up (nil when
 	// the shards ran without --stats).
 	Corpus, Seeds [][]byte
-	Stats         *faults.Report
+	Stats         *CoverageReport
 	Summary       ShardSummary
 	// Shards is how many shards were merged.
 	Shards int
@@ -90,7 +89,7 @@ func Merge(outputs []ShardOutput) (*Merged, error) {
 	var total ShardSummary
 	campaignFile := "" // the file whose campaign the others must share
 	// Shards run with --stats add up their coverage; all or none must.
-	var coverage faults.Coverage
+	var coverage Coverage
 	withStats := 0
 	seen := map[string]bool{}
 	seenSeeds := map[uint64]bool{}
@@ -197,7 +196,7 @@ type shardOutput struct {
 }
 
 // readShard reads one shard's lines (its coverage added to coverage).
-func readShard(o ShardOutput, coverage *faults.Coverage) (*shardOutput, error) {
+func readShard(o ShardOutput, coverage *Coverage) (*shardOutput, error) {
 	fail := func(format string, a ...any) (*shardOutput, error) { return nil, fmt.Errorf(format, a...) }
 	file := o.Name
 	sc := bufio.NewScanner(o.R)
@@ -262,11 +261,11 @@ func readShard(o ShardOutput, coverage *faults.Coverage) (*shardOutput, error) {
 				return fail("%s:%d: summary: a negative count", file, line)
 			}
 		case keys["stats"] != nil:
-			var s struct{ Stats faults.Report }
+			var s struct{ Stats CoverageReport }
 			if err := json.Unmarshal(raw, &s); err != nil {
 				return fail("%s:%d: stats: %v", file, line, strictjson.Describe(err))
 			}
-			coverage.AddReport(s.Stats)
+			coverage.addReport(s.Stats)
 			sh.stats = true
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/limits"
 	"github.com/turnsim/turnsim/internal/words"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -58,14 +59,14 @@ type Config struct {
 	NoShrink bool
 	// ShrinkFor, when set, is the invariant a failure that violates it is
 	// shrunk for (a hunt's: the one its mutant must trip); otherwise the
-	// failure's principal one (faults.Principal).
+	// failure's principal one (judge.Principal).
 	ShrinkFor oracle.ID
 	// Repro says how a failure's reproduction lines read.
 	Repro Repro
 	// Version is turnsim's, written into corpus entries.
 	Version string
 
-	// kept maps each failure (faults.Entry.Failure) to the entry that
+	// kept maps each failure (Entry.Failure) to the entry that
 	// stands for it: one this run wrote or found written, or one replayed
 	// first that still fails.
 	kept map[string]string
@@ -136,7 +137,7 @@ type Result struct {
 	// run that reaches it would wait out the watchdog again.
 	Blocked string `json:"blocked,omitempty"`
 	// Exercised is the run's coverage, with Config.Stats.
-	Exercised *faults.Exercised `json:"-"`
+	Exercised *Exercised `json:"-"`
 	// Calls and Retries count the plugged-in listeners' answers in this
 	// run (sim.Added of Config.Sim's, in order): how often each was asked,
 	// and answered retry.
@@ -145,10 +146,10 @@ type Result struct {
 	// its corpus entry until it is written (record).
 	seed     uint64
 	scenario *sim.Scenario
-	entry    *faults.Entry
+	entry    *Entry
 	// verdict is kept for a blocked run, which is investigated from it
 	// rather than run again (it would block again).
-	verdict *faults.Verdict
+	verdict *judge.Verdict
 	// repro is how the campaign that made the result says its lines read
 	// (Config.Repro), for Write.
 	repro Repro
@@ -172,7 +173,7 @@ type Summary struct {
 	// Blocked names the plug-in that blocked outside virtual time, which
 	// stopped the campaign at that seed.
 	Blocked  string
-	Coverage faults.Coverage
+	Coverage Coverage
 	// Calls and Retries add up the plugged-in listeners' answers, as in
 	// Result.
 	Calls, Retries []int
@@ -356,7 +357,7 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 			if planner, ok := c.Sim.System.(faults.Planner); ok && sum.Coverage.Enactable == nil {
 				sum.Coverage.Enactable = planner.Kinds()
 			}
-			sum.Coverage.Add(*res.Exercised)
+			sum.Coverage.add(*res.Exercised)
 		}
 		for len(sum.Calls) < len(res.Calls) { // an internal error's result has none
 			sum.Calls, sum.Retries = append(sum.Calls, 0), append(sum.Retries, 0)
@@ -466,11 +467,11 @@ func (c *Config) Investigate(r *Result) *Result {
 
 // one is One without the corpus write, which Run makes in seed order.
 func (c *Config) one(seed uint64) *Result {
-	v := faults.RunSeed(seed, c.Overrides, c.Sim, Sampled(seed, c.Sample))
+	v := judge.RunSeed(seed, c.Overrides, c.Sim, Sampled(seed, c.Sample))
 	res := &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Events: len(v.Result.Events), Violations: v.Violations,
 		Findings: v.Result.Findings, ViewFindings: v.Result.ViewFindings, ViewChecked: v.Result.ViewChecked}
 	if c.Stats {
-		x := faults.Exercise(v)
+		x := exercise(v)
 		res.Exercised = &x
 	}
 	if added := sim.Added(c.Sim.Listeners); len(added) > 0 {
@@ -498,8 +499,8 @@ func (c *Config) one(seed uint64) *Result {
 // investigate shrinks a failing seed's plan, makes its corpus entry (for
 // record to write) and the lines that reproduce it: the same for simrun
 // run and go test.
-func (c *Config) investigate(v faults.Verdict, res *Result) {
-	first := faults.Principal(v.Violations)
+func (c *Config) investigate(v judge.Verdict, res *Result) {
+	first := judge.Principal(v.Violations)
 	if i := slices.IndexFunc(v.Violations, func(w oracle.Violation) bool { return w.Invariant == c.ShrinkFor }); c.ShrinkFor != "" && i >= 0 {
 		first = v.Violations[i]
 	}
@@ -529,7 +530,7 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 	case first.Invariant == oracle.SUTPanic:
 		res.NotShrunk = "a panic of the system under test, kept as it came"
 	default:
-		sh := faults.Shrink(v.Scenario, first.Invariant, c.Sim, faults.Keep{Policy: c.Overrides.Policy != nil})
+		sh := Shrink(v.Scenario, first.Invariant, c.Sim, Keep{Policy: c.Overrides.Policy != nil})
 		shrunk, res.ShrinkRuns = sh.Scenario, sh.Runs
 		if sh.Result != nil {
 			shrunkRun, shrunkViolation = sh.Result, &sh.Violation
@@ -552,7 +553,7 @@ func (c *Config) investigate(v faults.Verdict, res *Result) {
 	if c.Corpus == "" {
 		return
 	}
-	entry, err := faults.NewEntry(c.Version, v.Seed, c.Overrides, c.Mutant, first.Invariant, message, shrunk)
+	entry, err := NewEntry(c.Version, v.Seed, c.Overrides, c.Mutant, first.Invariant, message, shrunk)
 	if err != nil {
 		res.CorpusErr = err.Error()
 		return
@@ -590,7 +591,7 @@ func (c *Config) record(res *Result) {
 		res.CorpusErr = err.Error()
 		return
 	}
-	res.Corpus, res.CorpusNew = path, did != faults.Kept
+	res.Corpus, res.CorpusNew = path, did != EntryKept
 	if broken != nil {
 		res.CorpusReplaced = broken.Error()
 	}

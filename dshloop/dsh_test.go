@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 	"github.com/turnsim/turnsim/simtest"
@@ -98,7 +99,7 @@ func TestSeededPlansAgree(t *testing.T) {
 	opts := sim.Options{System: Both{DSH: System{Pool: pool(t, 2)}}}
 	ran := 0
 	for seed := uint64(1); seed <= 120; seed++ {
-		v := faults.RunSeed(seed, faults.Overrides{}, opts, false)
+		v := judge.RunSeed(seed, faults.Overrides{}, opts, false)
 		ran++
 		for _, x := range v.Violations {
 			t.Errorf("seed %#x: %s", seed, x)

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/conformance"
-	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -25,7 +25,7 @@ func evidence(res *sim.Result) conformance.Evidence {
 	return e
 }
 
-// explain is faults.Explainer for DSH's loop: in a run that shows a
+// explain is judge.Explainer for DSH's loop: in a run that shows a
 // recorded finding, the violations of DSH's log of the invariants the
 // finding breaks are the finding's; every other violation stays, as does
 // every violation of the model's own log beside it. (It once took every
@@ -34,7 +34,7 @@ func evidence(res *sim.Result) conformance.Evidence {
 func explain(res *sim.Result, vs []oracle.Violation) ([]oracle.Violation, []string) {
 	var own, models []oracle.Violation
 	for _, v := range vs {
-		if strings.HasPrefix(v.Message, faults.ModelLog) {
+		if strings.HasPrefix(v.Message, judge.ModelLog) {
 			models = append(models, v)
 		} else {
 			own = append(own, v)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -33,7 +33,7 @@ func TestAFindingExplainsOnlyWhatItBreaks(t *testing.T) {
 	unended := oracle.Violation{Invariant: oracle.LogWellFormed, Message: "turn/start 3 while turn 2 is still open"}
 	parted := oracle.Violation{Invariant: oracle.DiffersFromModel, Message: "the logs part at seq 3"}
 	retried := oracle.Violation{Invariant: oracle.CancelledTurnNeverRetries, Message: "model request for attempt 2 after the cancel"}
-	models := oracle.Violation{Invariant: oracle.LogWellFormed, Message: faults.ModelLog + "turn/start 2 while turn 1 is still open"}
+	models := oracle.Violation{Invariant: oracle.LogWellFormed, Message: judge.ModelLog + "turn/start 2 while turn 1 is still open"}
 	for _, tt := range []struct {
 		why          string
 		res          *sim.Result

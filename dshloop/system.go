@@ -5,6 +5,7 @@ import (
 
 	"github.com/turnsim/turnsim/conformance"
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -20,7 +21,7 @@ const (
 // Kinds, Points and Plan make a seed's draw one DSH's composition can
 // enact (faults.Planner), Aim adds actions aimed at DSH's choice points
 // (faults.Aimer), Explain sets apart what a recorded finding explains
-// (faults.Explainer).
+// (judge.Explainer).
 type enactment struct{}
 
 func (enactment) Kinds() []string                    { return Kinds() }
@@ -121,5 +122,5 @@ type dshSystem interface {
 	sim.System
 	faults.Planner
 	faults.Aimer
-	faults.Explainer
+	judge.Explainer
 }

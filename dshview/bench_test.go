@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -13,7 +14,7 @@ import (
 func campaignLogs(n int) [][]session.Event {
 	logs := make([][]session.Event, n)
 	for i := range logs {
-		logs[i] = faults.RunSeed(uint64(i+1), faults.Overrides{}, sim.Options{}, false).Result.Events
+		logs[i] = judge.RunSeed(uint64(i+1), faults.Overrides{}, sim.Options{}, false).Result.Events
 	}
 	return logs
 }

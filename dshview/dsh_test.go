@@ -13,7 +13,6 @@ import (
 
 	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/dshloop"
-	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/sharedlogs"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
@@ -319,7 +318,7 @@ func TestACampaignBesideDSHsView(t *testing.T) {
 		t.Errorf("no recorded finding counted, or without its reproduction: %+v", sum.ViewFindings)
 	}
 	report := sum.Coverage.Report()
-	if !slices.ContainsFunc(report.Invariants, func(r faults.Row) bool {
+	if !slices.ContainsFunc(report.Invariants, func(r campaign.CoverageRow) bool {
 		return r.Name == string(oracle.DiffersFromDSHView) && r.Count == seeds
 	}) {
 		t.Errorf("differs-from-dsh-view not exercised in every run: %v", report.Invariants)

@@ -1,7 +1,7 @@
 // Package explore enumerates fault plans instead of drawing them: every
 // plan of at most K faults over the choice points of a bounded workload
 // (one turn, two steps), each run in the deterministic world and checked
-// by the oracle. Where the seeded search of package faults finds a bug
+// by the oracle. Where the seeded search of package campaign finds a bug
 // with high probability, exploration promises every schedule within the
 // bound.
 //

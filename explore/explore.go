@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/retry"
@@ -324,12 +325,12 @@ func runPlan(base *sim.Scenario, p Plan, opts sim.Options) outcome {
 	if planner, ok := opts.System.(faults.Planner); ok {
 		s = planner.Plan(s) // the plan as that system enacts it
 	}
-	res, vs := faults.Check(s, opts)
+	res, vs := judge.Check(s, opts)
 	if res.Refused != "" {
 		return outcome{refused: res.Refused}
 	}
 	h := fnv.New128a()
-	h.Write(faults.LogBytes(res))
+	h.Write(judge.LogBytes(res))
 	var log [16]byte
 	copy(log[:], h.Sum(nil))
 	var buf [8]byte

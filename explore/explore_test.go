@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
@@ -113,7 +114,7 @@ func TestMutantsFound(t *testing.T) {
 				t.Errorf("found %s with %d faults %v, want %s with %d (%s)", f.Violation.Invariant, len(f.Plan), f.Plan.Lines(), m.Trips, row.faults, row.why)
 			}
 			// The plan replays from its scenario alone.
-			if !faults.Violates(f.Scenario, m.Trips, m.Options) {
+			if !judge.Violates(f.Scenario, m.Trips, m.Options) {
 				t.Errorf("the failing scenario does not replay to %s", m.Trips)
 			}
 		})

@@ -1,9 +1,11 @@
-package faults
+package faults_test
 
 import (
 	"testing"
 	"time"
 
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -41,7 +43,7 @@ func TestAPlugInsBudgetBoundsItsRun(t *testing.T) {
 		opts := sim.Options{Listeners: []sim.Listener{patient(budget)}, BlockedAfter: -1}
 		outages := 0
 		for seed := uint64(1); seed <= 60; seed++ {
-			v := RunSeed(seed, Overrides{Kinds: []string{Outage}}, opts, false)
+			v := judge.RunSeed(seed, faults.Overrides{Kinds: []string{faults.Outage}}, opts, false)
 			if len(v.Scenario.Outages) > 0 && v.Scenario.Outages[0].ToMs-v.Scenario.Outages[0].FromMs >= 5000 {
 				outages++
 			}

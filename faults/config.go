@@ -43,7 +43,7 @@ type Overrides struct {
 	Kinds  []string // nil: all kinds may be drawn
 	// Listeners are plug-ins added to the waterfall (sim.Added of the
 	// world's): the swarm draws their places and aims cancels at their
-	// waits. RunSeed fills them in from the world's options.
+	// waits. DrawFor fills them in from the world's options.
 	Listeners []sim.Listener
 	// Points are the event types and choice points world actions are
 	// aimed at (nil: the model's, eventTypes); a Planner system sets its

@@ -307,7 +307,7 @@ func drawWorld(c *Config, s *sim.Scenario, o Overrides, rng *randStream) {
 	if c.has(LateInput) {
 		for i := count(2); i > 0; i-- {
 			kind := draw[string](rng, inputGen)
-			s.Inputs = append(s.Inputs, sim.Input{Kind: kind, Text: lateText(kind, len(s.Inputs)+1), Trigger: trigger()})
+			s.Inputs = append(s.Inputs, sim.Input{Kind: kind, Text: LateText(kind, len(s.Inputs)+1), Trigger: trigger()})
 		}
 	}
 	if c.has(Outage) && count(1) > 0 {
@@ -325,8 +325,10 @@ func drawWorld(c *Config, s *sim.Scenario, o Overrides, rng *randStream) {
 
 func ptr[T any](v T) *T { return &v }
 
-// lateText is the text of a late input, the nth input of the plan.
-func lateText(kind string, n int) string { return fmt.Sprintf("a late %s (%d)", kind, n) }
+// LateText is the text of a late input, the nth input of the plan, as a
+// seed draws it; shrinking gives it back to a late input whose words the
+// failure does not need.
+func LateText(kind string, n int) string { return fmt.Sprintf("a late %s (%d)", kind, n) }
 
 // drawPlugins places the listeners plugged in from outside (a policy
 // author's, a mutant's) and aims the world at their waits, from a stream

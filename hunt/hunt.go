@@ -45,7 +45,7 @@ type Result struct {
 	FirstSeed uint64           `json:"firstSeed,omitempty"`
 	Seed      uint64           `json:"seed,omitempty"`
 	Violation oracle.Violation `json:"violation"`
-	// Entries is the shrunk plan's size (faults.Entries).
+	// Entries is the shrunk plan's size (campaign.PlanEntries).
 	Entries    int           `json:"entries,omitempty"`
 	Plan       []string      `json:"plan,omitempty"`
 	ShrinkRuns int           `json:"shrinkRuns,omitempty"`
@@ -98,7 +98,7 @@ func Mutant(ctx context.Context, m mutants.Mutant, o Options) Result {
 		r.ShrinkTime += o.Now().Sub(shrinkBegan)
 		r.ShrinkRuns += shrunk.ShrinkRuns
 		if plan := shrunk.Scenario(); plan != nil {
-			if n := faults.Entries(plan); r.Shrunk == nil || n < r.Entries {
+			if n := campaign.PlanEntries(plan); r.Shrunk == nil || n < r.Entries {
 				// The entry's sentence is the shrunk plan's, not the seed's.
 				r.Seed, r.Shrunk, r.Entries, r.Plan = seed, plan, n, faults.PlanLines(plan)
 				r.Violation = res.Violations[slices.IndexFunc(res.Violations, trips)]

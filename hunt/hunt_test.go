@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/campaign"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/mutants"
 )
 
@@ -23,13 +24,13 @@ func TestEveryMutantIsFound(t *testing.T) {
 			if r.Seed < r.FirstSeed || r.Seeds != int(r.FirstSeed) {
 				t.Errorf("kept seed %#x, first %#x after %d seeds: inconsistent", r.Seed, r.FirstSeed, r.Seeds)
 			}
-			if !faults.Violates(r.Shrunk, m.Trips, m.Options) {
+			if !judge.Violates(r.Shrunk, m.Trips, m.Options) {
 				t.Errorf("the kept plan no longer violates %s", m.Trips)
 			}
 			if r.Violation.Invariant != m.Trips || r.Violation.Message == "" {
 				t.Errorf("the kept violation is %+v, want one of %s", r.Violation, m.Trips)
 			}
-			if r.Entries != faults.Entries(r.Shrunk) || len(r.Plan) == 0 {
+			if r.Entries != campaign.PlanEntries(r.Shrunk) || len(r.Plan) == 0 {
 				t.Errorf("entries %d, plan %v: not the kept plan's", r.Entries, r.Plan)
 			}
 		})

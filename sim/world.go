@@ -68,12 +68,12 @@ type Result struct {
 	Model      *Result
 	Difference string
 	// Findings name the recorded findings about the system under test
-	// that this run reproduced (faults.Check fills them in): the
+	// that this run reproduced (judge.Check fills them in): the
 	// violations they explain are not among the run's.
 	Findings []string
 	// ViewFindings are the recorded findings about a view checker's code
 	// (Options.ViewCheck: DSH's own view) that this run's logs show, and
-	// ViewChecked says the logs were derived by it (faults.Check fills
+	// ViewChecked says the logs were derived by it (judge.Check fills
 	// both in).
 	ViewFindings []oracle.Finding
 	ViewChecked  bool

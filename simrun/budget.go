@@ -20,8 +20,8 @@ import (
 	"github.com/turnsim/turnsim/budget"
 	"github.com/turnsim/turnsim/budget/report"
 	"github.com/turnsim/turnsim/campaign"
-	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/strictjson"
+	"github.com/turnsim/turnsim/judge"
 )
 
 const budgetUsage = `usage: simrun budget --policy FILE [--policy FILE…] [--env FILE] [--fail CODE[/STATUS]=P…]
@@ -492,7 +492,7 @@ func printBudget(w io.Writer, name string, r budget.Report, reproduce func(budge
 	}
 	tw.Flush()
 	for _, t := range r.Violations {
-		v := faults.Principal(t.Violations)
+		v := judge.Principal(t.Violations)
 		name := fmt.Sprintf("seed %#x", t.Seed)
 		if r.Timeline != nil {
 			name = fmt.Sprintf("turn %d (seed %#x)", t.Index, t.Seed)

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/conformance"
-	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -154,7 +154,7 @@ func recordedNote(recorded map[string]int) string {
 func (r *conformRunner) shrinkWhile(sr seedRun, s *sim.Scenario, stdout io.Writer, fails func(*conformance.Comparison) bool) {
 	deadline := time.Now().Add(sr.shrinkTime)
 	runs := 0
-	shrunk := faults.ShrinkWhile(s, faults.Keep{}, func(c *sim.Scenario) bool {
+	shrunk := campaign.ShrinkWhile(s, campaign.Keep{}, func(c *sim.Scenario) bool {
 		if runs >= sr.shrinkRuns || time.Now().After(deadline) {
 			return false
 		}
@@ -165,7 +165,7 @@ func (r *conformRunner) shrinkWhile(sr seedRun, s *sim.Scenario, stdout io.Write
 		cmp, _, err := r.run(c)
 		return err == nil && fails(cmp)
 	})
-	fmt.Fprintf(stdout, "  shrunk from %d to %d entries in %d DSH runs\n", faults.Entries(s), faults.Entries(shrunk), runs)
+	fmt.Fprintf(stdout, "  shrunk from %d to %d entries in %d DSH runs\n", campaign.PlanEntries(s), campaign.PlanEntries(shrunk), runs)
 	r.keepPlan(sr.out, shrunk, stdout)
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/internal/fulldisk"
 )
 
@@ -75,7 +75,7 @@ func TestRunCorpusTheSameAtAnyJ(t *testing.T) {
 		}
 	}
 	for name, data := range want {
-		var e faults.Entry
+		var e campaign.Entry
 		if err := json.Unmarshal([]byte(data), &e); err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestRunReplacesABrokenEntry(t *testing.T) {
 	if !strings.Contains(out, "  corpus: "+name+" (replacing a file of that name that was no entry: ") {
 		t.Errorf("no seed replaced the empty file:\n%s", out)
 	}
-	if le := faults.LoadEntry(name); le.Err != nil {
+	if le := campaign.LoadEntry(name); le.Err != nil {
 		t.Errorf("the entry does not read back: %v", le.Err)
 	}
 	if status, replayed, _ := simrun("replay", name); status != exitViolation {

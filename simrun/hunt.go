@@ -149,7 +149,7 @@ type huntRow struct {
 }
 
 func (r *huntRow) write(dir, mutant string) {
-	e, err := faults.NewEntry(version, r.Seed, faults.Overrides{}, mutant, r.Violation.Invariant, r.Violation.Message, r.Shrunk)
+	e, err := campaign.NewEntry(version, r.Seed, faults.Overrides{}, mutant, r.Violation.Invariant, r.Violation.Message, r.Shrunk)
 	if err == nil {
 		r.Corpus, _, _, err = e.Write(dir)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/campaign"
 )
 
 // TestHuntFindsAndRecords: hunting one mutant prints its row, writes an
@@ -26,7 +26,7 @@ func TestHuntFindsAndRecords(t *testing.T) {
 	if !strings.Contains(out, "retry-auth  ") || !strings.Contains(out, "non-retryable-stays-terminal") {
 		t.Errorf("no row for retry-auth:\n%s", out)
 	}
-	entries := faults.LoadCorpus(dir)
+	entries := campaign.LoadCorpus(dir)
 	if len(entries) != 1 || entries[0].Err != nil || entries[0].Entry.Mutant != "retry-auth" {
 		t.Fatalf("corpus after hunting: %v", entries)
 	}

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/campaign"
 )
 
 // TestOutputsThatCannotBeMeant: an output that is a device, a named pipe,
@@ -45,7 +45,7 @@ func TestOutputsThatCannotBeMeant(t *testing.T) {
 	if status, out, _ := simrun("run", "--seeds", "50", "--mutant", "retry-auth", "--corpus", at("corpus")); status != exitViolation {
 		t.Fatalf("making an entry: status %d\n%s", status, out)
 	}
-	loaded := faults.LoadCorpus(at("corpus"))
+	loaded := campaign.LoadCorpus(at("corpus"))
 	if len(loaded) == 0 {
 		t.Fatal("no entry written")
 	}

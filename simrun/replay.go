@@ -7,11 +7,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/dshloop"
 	"github.com/turnsim/turnsim/dshview"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/internal/strictjson"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop/view"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/oracle"
@@ -43,7 +45,7 @@ type target struct {
 	opts      sim.Options
 	overrides faults.Overrides
 	flags     seedFlags
-	entry     *faults.Entry
+	entry     *campaign.Entry
 	// pool is the drivers of DSH's loop the target's system runs on;
 	// viewPool the evaluators of DSH's view code its logs are derived on.
 	pool     *dshloop.Pool
@@ -75,7 +77,7 @@ func resolveTarget(seed string, sf seedFlags, files []string) (*target, error) {
 		c, scenario := faults.DrawFor(s, o, opts)
 		return &target{seed: s, config: c, scenario: scenario, opts: opts, overrides: o, flags: sf, pool: sf.pool, viewPool: sf.viewPool}, nil
 	case seed == "" && len(files) == 1:
-		le := faults.LoadEntry(files[0])
+		le := campaign.LoadEntry(files[0])
 		if le.Err != nil {
 			return nil, fmt.Errorf("%s: %v", files[0], le.Err)
 		}
@@ -178,7 +180,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	for _, l := range faults.PlanLines(t.scenario) {
 		b.WriteString("  " + l + "\n")
 	}
-	res, vs := faults.Check(t.scenario, t.opts)
+	res, vs := judge.Check(t.scenario, t.opts)
 	if res.Refused != "" {
 		fmt.Fprintf(stderr, "simrun replay: %s cannot enact this plan: %s\n", systemWords(res.System), res.Refused)
 		return exitUsage
@@ -198,7 +200,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		b.WriteString("\n")
 	}
 	if *determinism {
-		if again := sim.RunWith(t.scenario, t.opts); !bytes.Equal(faults.LogBytes(res), faults.LogBytes(again)) {
+		if again := sim.RunWith(t.scenario, t.opts); !bytes.Equal(judge.LogBytes(res), judge.LogBytes(again)) {
 			vs = append(vs, oracle.Violation{Invariant: oracle.Nondeterminism, Message: "two runs wrote different logs"})
 		}
 	}
@@ -288,13 +290,13 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if id == "" {
-		_, vs := faults.Check(t.scenario, t.opts)
+		_, vs := judge.Check(t.scenario, t.opts)
 		if len(vs) == 0 {
 			fmt.Fprintln(stdout, "no violation: nothing to shrink")
 			return exitViolation
 		}
-		id = faults.Principal(vs).Invariant
-	} else if !faults.Violates(t.scenario, id, t.opts) {
+		id = judge.Principal(vs).Invariant
+	} else if !judge.Violates(t.scenario, id, t.opts) {
 		fmt.Fprintf(stdout, "the plan does not violate %s: nothing to shrink\n", id)
 		return exitViolation
 	}
@@ -302,7 +304,7 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 	// A pinned policy (--policy, or the entry's) is what is under test
 	// and stays; the rest of the drawn configuration becomes canonical,
 	// as a campaign's shrinking makes it.
-	sh := faults.Shrink(t.scenario, id, t.opts, faults.Keep{Policy: t.overrides.Policy != nil})
+	sh := campaign.Shrink(t.scenario, id, t.opts, campaign.Keep{Policy: t.overrides.Policy != nil})
 	shrunk, runs := sh.Scenario, sh.Runs
 	fmt.Fprintf(stdout, "%s: a plan of %d lines shrunk to %d in %d runs:\n", id, before, len(faults.PlanLines(shrunk)), runs)
 	for _, l := range faults.PlanLines(shrunk) {

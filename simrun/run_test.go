@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -90,7 +91,7 @@ func TestReplayIsDeterministic(t *testing.T) {
 func TestShrinkWritesAScenario(t *testing.T) {
 	m, _ := mutants.Find("retry-auth")
 	seed := uint64(1)
-	for ; seed < 2000 && len(faults.RunSeed(seed, faults.Overrides{}, m.Options, false).Violations) == 0; seed++ {
+	for ; seed < 2000 && len(judge.RunSeed(seed, faults.Overrides{}, m.Options, false).Violations) == 0; seed++ {
 	}
 	out := filepath.Join(t.TempDir(), "shrunk.json")
 	status, text, errOut := simrun("shrink", "--seed", fmt.Sprint(seed), "--mutant", "retry-auth", "--out", out)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/atomicfile"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -157,7 +158,7 @@ func scenarioFile(file, trace string, several bool, inputs []string, written map
 	if p, ok := opts.System.(faults.Planner); ok {
 		s = p.Plan(s) // in the system's terms, as a seed's plan is
 	}
-	run, vs := faults.Check(s, opts)
+	run, vs := judge.Check(s, opts)
 	if run.Refused != "" {
 		res.Error = fmt.Sprintf("%s cannot enact it: %s", systemWords(run.System), run.Refused)
 		return res

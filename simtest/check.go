@@ -17,6 +17,7 @@ import (
 	"github.com/turnsim/turnsim/campaign"
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/words"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/mutants"
@@ -351,7 +352,7 @@ func seedList(rs []*campaign.Result) string {
 		}
 		id := "internal error"
 		if len(r.Violations) > 0 {
-			id = string(faults.Principal(r.Violations).Invariant)
+			id = string(judge.Principal(r.Violations).Invariant)
 		}
 		parts = append(parts, r.Seed+" ("+id+")")
 	}
@@ -381,7 +382,7 @@ func writeTimeline(b *strings.Builder, what string, plan *sim.Scenario, opts sim
 		fmt.Fprintf(b, "(-sim.timeline, or SIM_TIMELINE=1, prints %s's timeline here)\n", what)
 		return
 	}
-	res, _ := faults.Check(plan, opts)
+	res, _ := judge.Check(plan, opts)
 	fmt.Fprintf(b, "timeline of %s:\n", what)
 	if err := timeline.RenderRun(b, res); err != nil {
 		fmt.Fprintf(b, "(the timeline could not be drawn: %v)\n", err)

@@ -1,9 +1,10 @@
-package faults
+package judge
 
 import (
 	"testing"
 	"time"
 
+	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -16,7 +17,7 @@ func BenchmarkRun(b *testing.B) {
 	events, runs := 0, 0
 	seed := uint64(1)
 	for b.Loop() {
-		v := RunSeed(seed, Overrides{}, sim.Options{}, false)
+		v := RunSeed(seed, faults.Overrides{}, sim.Options{}, false)
 		if len(v.Violations) > 0 {
 			b.Fatalf("seed %#x: %s", seed, v.Violations[0])
 		}
@@ -48,7 +49,7 @@ func BenchmarkRunWithAPlugIn(b *testing.B) {
 			opts := sim.Options{Listeners: []sim.Listener{passOn}, BlockedAfter: mode.after}
 			runs, seed := 0, uint64(1)
 			for b.Loop() {
-				v := RunSeed(seed, Overrides{}, opts, false)
+				v := RunSeed(seed, faults.Overrides{}, opts, false)
 				if len(v.Violations) > 0 {
 					b.Fatalf("seed %#x: %s", seed, v.Violations[0])
 				}

@@ -1,4 +1,4 @@
-package faults
+package campaign
 
 import (
 	"slices"
@@ -9,7 +9,6 @@ import (
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/session"
-	"github.com/turnsim/turnsim/mutants"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -136,34 +135,5 @@ func TestCanonicalConfigKeepsWhatTheFailureNeeds(t *testing.T) {
 	}
 	if got.RetryPolicy.MaxRetries != 2 || got.RetryPolicy.InitialDelayMs != sim.Default().RetryPolicy.InitialDelayMs {
 		t.Errorf("maxRetries %d, initial delay %v: want 2 and DSH's default backoff", got.RetryPolicy.MaxRetries, got.RetryPolicy.InitialDelayMs)
-	}
-}
-
-// TestOneBugFewEntries: the seeds one mutant fails shrink to one plan,
-// where they gave eleven corpus entries before shrinking reached a
-// canonical form: plans that differed only in the configuration their
-// seeds drew, in their outages' lengths, and in an outage where a failing
-// request does the same.
-func TestOneBugFewEntries(t *testing.T) {
-	m, _ := mutants.Find("budget-off-by-one")
-	names := map[string][]string{}
-	for seed := uint64(1); seed <= 2000; seed++ {
-		v := RunSeed(seed, Overrides{}, m.Options, false)
-		if len(v.Violations) == 0 {
-			continue
-		}
-		id := Principal(v.Violations).Invariant
-		sh := Shrink(v.Scenario, id, m.Options, Keep{})
-		e, err := NewEntry("test", seed, Overrides{}, m.Name, id, sh.Violation.Message, sh.Scenario)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names[e.FileName()] = e.Plan
-	}
-	if len(names) != 1 {
-		t.Errorf("%d corpus entries, want 1:", len(names))
-		for name, plan := range names {
-			t.Logf("%s: %q", name, plan)
-		}
 	}
 }

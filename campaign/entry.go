@@ -1,4 +1,4 @@
-package faults
+package campaign
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/internal/inputfile"
 	"github.com/turnsim/turnsim/internal/strictjson"
@@ -22,9 +23,9 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
-// CorpusFormat is the version of corpus entries this build reads and
+// corpusFormat is the version of corpus entries this build reads and
 // writes.
-const CorpusFormat = 1
+const corpusFormat = 1
 
 // Entry is a corpus entry: a failure kept as its shrunk plan (a bare seed
 // drifts when the generators change), with where it came from.
@@ -57,13 +58,13 @@ type EntryOverrides struct {
 }
 
 // NewEntry makes the entry of a shrunk failure.
-func NewEntry(version string, seed uint64, o Overrides, mutant string, invariant oracle.ID, message string, shrunk *sim.Scenario) (*Entry, error) {
+func NewEntry(version string, seed uint64, o faults.Overrides, mutant string, invariant oracle.ID, message string, shrunk *sim.Scenario) (*Entry, error) {
 	scenario, err := shrunk.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
-	e := &Entry{Format: CorpusFormat, Turnsim: version, Seed: fmt.Sprintf("%#x", seed), Mutant: mutant,
-		Invariant: invariant, Message: message, Plan: PlanLines(shrunk), Scenario: scenario}
+	e := &Entry{Format: corpusFormat, Turnsim: version, Seed: fmt.Sprintf("%#x", seed), Mutant: mutant,
+		Invariant: invariant, Message: message, Plan: faults.PlanLines(shrunk), Scenario: scenario}
 	e.Overrides.Faults = o.Kinds
 	if o.Policy != nil {
 		e.Overrides.Policy = json.RawMessage(policyJSON(o.Policy))
@@ -89,13 +90,14 @@ func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 type Written int
 
 const (
-	// Kept: an entry of the same plan was there already, and is kept.
-	Kept Written = iota
-	// New: the entry was written.
-	New
-	// Replaced: what was there under the entry's name did not read as an
-	// entry (empty, cut short, another file), and the entry replaced it.
-	Replaced
+	// EntryKept: an entry of the same plan was there already, and is kept.
+	EntryKept Written = iota
+	// EntryNew: the entry was written.
+	EntryNew
+	// EntryReplaced: what was there under the entry's name did not read
+	// as an entry (empty, cut short, another file), and the entry
+	// replaced it.
+	EntryReplaced
 )
 
 // Write writes the entry into dir as [<mutant>-]<invariant>-<plan>.json,
@@ -103,33 +105,33 @@ const (
 // shrink to the same plan for the same invariant share one entry, and the
 // first one written is kept, even against another process writing the
 // same corpus. A file of the name that does not read as an entry is
-// replaced (reported as Replaced, with why it did not read: a corpus that
-// kept it said "already there" and pointed at a file replay refused). On
-// an error, nothing was written.
+// replaced (reported as EntryReplaced, with why it did not read: a corpus
+// that kept it said "already there" and pointed at a file replay
+// refused). On an error, nothing was written.
 func (e *Entry) Write(dir string) (path string, did Written, broken error, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", Kept, nil, err
+		return "", EntryKept, nil, err
 	}
 	path = filepath.Join(dir, e.FileName())
 	data, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
-		return "", Kept, nil, err
+		return "", EntryKept, nil, err
 	}
 	data = append(data, '\n')
 	written, err := atomicfile.WriteNew(path, data)
 	switch {
 	case err != nil:
-		return "", Kept, nil, err
+		return "", EntryKept, nil, err
 	case written:
-		return path, New, nil, nil
+		return path, EntryNew, nil, nil
 	}
 	if broken = LoadEntry(path).Err; broken == nil {
-		return path, Kept, nil, nil
+		return path, EntryKept, nil, nil
 	}
 	if err := atomicfile.Write(path, data); err != nil {
-		return "", Kept, nil, err
+		return "", EntryKept, nil, err
 	}
-	return path, Replaced, broken, nil
+	return path, EntryReplaced, broken, nil
 }
 
 // FileName is the entry's file name: what it violates, and a hash of its
@@ -220,12 +222,12 @@ func LoadEntry(path string) LoadedEntry {
 		le.Err = err
 		return le
 	}
-	le.Entry, le.Scenario, le.Err = ParseEntry(data)
+	le.Entry, le.Scenario, le.Err = parseEntry(data)
 	return le
 }
 
-// ParseEntry reads a corpus entry's bytes: the entry and its scenario.
-func ParseEntry(data []byte) (*Entry, *sim.Scenario, error) {
+// parseEntry reads a corpus entry's bytes: the entry and its scenario.
+func parseEntry(data []byte) (*Entry, *sim.Scenario, error) {
 	var e Entry
 	if err := strictjson.Check(data); err != nil {
 		return nil, nil, fmt.Errorf("not a corpus entry: %v", err)
@@ -233,12 +235,12 @@ func ParseEntry(data []byte) (*Entry, *sim.Scenario, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, nil, fmt.Errorf("not a corpus entry: %v", strictjson.Describe(err))
 	}
-	if e.Format != CorpusFormat {
+	if e.Format != corpusFormat {
 		if e.Format == 0 && len(e.Plan) == 0 && len(e.Scenario) == 0 {
 			// No field of an entry's: most likely a scenario file.
 			return nil, nil, fmt.Errorf("not a corpus entry: it has no format, plan or scenario field (a scenario file? simrun scenario runs one)")
 		}
-		return nil, nil, fmt.Errorf("corpus format %d, but this build reads format %d", e.Format, CorpusFormat)
+		return nil, nil, fmt.Errorf("corpus format %d, but this build reads format %d", e.Format, corpusFormat)
 	}
 	s, err := sim.ParseScenario(e.Scenario)
 	if err != nil {
@@ -248,8 +250,8 @@ func ParseEntry(data []byte) (*Entry, *sim.Scenario, error) {
 }
 
 // ParseOverrides reads the overrides of an entry back.
-func (e *Entry) ParseOverrides() (Overrides, error) {
-	o := Overrides{Kinds: e.Overrides.Faults}
+func (e *Entry) ParseOverrides() (faults.Overrides, error) {
+	o := faults.Overrides{Kinds: e.Overrides.Faults}
 	if len(e.Overrides.Policy) > 0 {
 		p, err := retry.ParsePolicy(e.Overrides.Policy)
 		if err != nil {

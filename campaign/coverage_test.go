@@ -1,4 +1,4 @@
-package faults
+package campaign
 
 import (
 	"strings"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -18,8 +20,8 @@ func TestExercisedByAScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _ := Check(s, sim.Options{})
-	x := Exercise(Verdict{Scenario: s, Result: res})
+	res, _ := judge.Check(s, sim.Options{})
+	x := exercise(judge.Verdict{Scenario: s, Result: res})
 	want := Exercised{
 		// The scenario's own send, then the cancel 700 ms into the second wait.
 		Points: []string{"before any event", "llm/retry"},
@@ -28,7 +30,7 @@ func TestExercisedByAScenario(t *testing.T) {
 			oracle.ListenerWithinTurn, oracle.SUTPanic},
 		// Without a configuration every input counts: the send at 0 ms,
 		// and the cancel placed 700 ms after the second llm/retry.
-		Landings: []Landing{{"send", PointAtTime}, {"cancel", PointInsideWait}},
+		Landings: []Landing{{"send", pointAtTime}, {"cancel", pointInsideWait}},
 	}
 	if diff := cmp.Diff(want, x); diff != "" {
 		t.Errorf("exercised (-want +got):\n%s", diff)
@@ -41,10 +43,10 @@ func TestExercisedByAScenario(t *testing.T) {
 func TestCoverageReport(t *testing.T) {
 	var c Coverage
 	for seed := uint64(1); seed <= 400; seed++ {
-		c.Add(Exercise(RunSeed(seed, Overrides{}, sim.Options{}, false)))
+		c.add(exercise(judge.RunSeed(seed, faults.Overrides{}, sim.Options{}, false)))
 	}
 	r := c.Report()
-	for _, rows := range [][]Row{r.Kinds, r.Invariants} {
+	for _, rows := range [][]CoverageRow{r.Kinds, r.Invariants} {
 		for _, row := range rows {
 			if row.Count == 0 {
 				t.Errorf("%s never exercised in 400 seeds", row.Name)
@@ -54,13 +56,13 @@ func TestCoverageReport(t *testing.T) {
 	// Not counted: the determinism sample (counted by run), and the two
 	// differentials, which only a run beside DSH's loop or its view code
 	// has.
-	if r.Runs != 400 || len(r.Kinds) != len(Kinds) || len(r.Invariants) != len(oracle.Invariants)-3 {
+	if r.Runs != 400 || len(r.Kinds) != len(faults.Kinds) || len(r.Invariants) != len(oracle.Invariants)-3 {
 		t.Errorf("report of %d runs, %d kinds, %d invariants", r.Runs, len(r.Kinds), len(r.Invariants))
 	}
 	var empty Coverage
 	var b strings.Builder
 	empty.Report().Write(&b)
-	if n := strings.Count(b.String(), "warning: never exercised:"); n != len(Kinds)+len(eventTypes)+len(oracle.Invariants)-3 {
+	if n := strings.Count(b.String(), "warning: never exercised:"); n != len(faults.Kinds)+len(faults.EventTypes())+len(oracle.Invariants)-3 {
 		t.Errorf("an empty coverage warns %d times:\n%s", n, b.String())
 	}
 }
@@ -68,12 +70,12 @@ func TestCoverageReport(t *testing.T) {
 // TestCancelsNote: the cancels that landed, by kind of point, the most
 // first; the other actions are not cancels.
 func TestCancelsNote(t *testing.T) {
-	r := Report{Landings: []LandingRow{{"cancel", "after an event", 3}, {"steer", "at a virtual time", 9},
+	r := CoverageReport{Landings: []LandingRow{{"cancel", "after an event", 3}, {"steer", "at a virtual time", 9},
 		{"cancel", "at a virtual time", 5}, {"cancel", "during a tool", 0}}}
 	if got, want := r.CancelsNote(), "5 at a virtual time, 3 after an event"; got != want {
 		t.Errorf("CancelsNote = %q, want %q", got, want)
 	}
-	if got := (Report{}).CancelsNote(); got != "none" {
+	if got := (CoverageReport{}).CancelsNote(); got != "none" {
 		t.Errorf("no landing: %q, want none", got)
 	}
 }

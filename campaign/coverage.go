@@ -1,4 +1,4 @@
-package faults
+package campaign
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
@@ -25,8 +27,8 @@ type Exercised struct {
 	Landings []Landing
 }
 
-// Exercise reads a verdict's coverage.
-func Exercise(v Verdict) Exercised {
+// exercise reads a verdict's coverage.
+func exercise(v judge.Verdict) Exercised {
 	var x Exercised
 	if v.Config != nil {
 		x.Kinds = v.Config.Kinds
@@ -54,7 +56,7 @@ func Exercise(v Verdict) Exercised {
 }
 
 // preconditions are the invariants that had something to check in a run.
-func preconditions(c *Config, res *sim.Result) []oracle.ID {
+func preconditions(c *faults.Config, res *sim.Result) []oracle.ID {
 	held := map[oracle.ID]bool{
 		oracle.LogWellFormed:    true,
 		oracle.TurnTerminates:   true,
@@ -122,8 +124,8 @@ func preconditions(c *Config, res *sim.Result) []oracle.ID {
 	return out
 }
 
-// Coverage adds up what runs exercised. Add it results in any order: the
-// counts are sums.
+// Coverage adds up what runs exercised, in any order: the counts are
+// sums.
 type Coverage struct {
 	Runs int
 	// Enactable are the fault kinds the system under test can enact (nil:
@@ -134,8 +136,8 @@ type Coverage struct {
 	landings                  map[Landing]int
 }
 
-// Add counts one run.
-func (c *Coverage) Add(x Exercised) {
+// add counts one run.
+func (c *Coverage) add(x Exercised) {
 	if c.kinds == nil {
 		c.kinds, c.points, c.invariants, c.landings = map[string]int{}, map[string]int{}, map[string]int{}, map[Landing]int{}
 	}
@@ -154,9 +156,9 @@ func (c *Coverage) Add(x Exercised) {
 	}
 }
 
-// AddReport adds the counts of a report (a shard's --stats): reports of
+// addReport adds the counts of a report (a shard's --stats): reports of
 // disjoint runs add up to the report of all of them.
-func (c *Coverage) AddReport(r Report) {
+func (c *Coverage) addReport(r CoverageReport) {
 	if c.kinds == nil {
 		c.kinds, c.points, c.invariants, c.landings = map[string]int{}, map[string]int{}, map[string]int{}, map[Landing]int{}
 	}
@@ -175,49 +177,52 @@ func (c *Coverage) AddReport(r Report) {
 	}
 }
 
-// Row is one counted item.
-type Row struct {
+// CoverageRow is one counted item of a CoverageReport.
+type CoverageRow struct {
 	Name  string `json:"name"`
 	Count int    `json:"count"`
 }
 
-// Report is the coverage in a fixed order, with what was never hit.
-type Report struct {
-	Runs         int   `json:"runs"`
-	Kinds        []Row `json:"kinds"`
-	ChoicePoints []Row `json:"choicePoints"`
-	Invariants   []Row `json:"invariants"`
+// CoverageReport is the coverage in a fixed order, with what was never
+// hit: what --stats prints, and what the --json summary carries as
+// "stats".
+type CoverageReport struct {
+	Runs         int           `json:"runs"`
+	Kinds        []CoverageRow `json:"kinds"`
+	ChoicePoints []CoverageRow `json:"choicePoints"`
+	Invariants   []CoverageRow `json:"invariants"`
 	// Landings are the inputs and world actions that landed, by action
-	// and the kind of point they were placed at (PointKinds).
+	// and the kind of point they were placed at (pointKinds).
 	Landings []LandingRow `json:"landings"`
 	Never    []string     `json:"never,omitempty"`
 }
 
 // Report lists every fault kind, every choice point the plans aim at and
 // every invariant with its count (zeros included), in their own orders.
-func (c *Coverage) Report() Report {
-	r := Report{Runs: c.Runs}
-	rows := func(names []string, counts map[string]int, what string) []Row {
-		var out []Row
+func (c *Coverage) Report() CoverageReport {
+	r := CoverageReport{Runs: c.Runs}
+	rows := func(names []string, counts map[string]int, what string) []CoverageRow {
+		var out []CoverageRow
 		for _, n := range names {
-			out = append(out, Row{n, counts[n]})
+			out = append(out, CoverageRow{n, counts[n]})
 			if counts[n] == 0 {
 				r.Never = append(r.Never, fmt.Sprintf("%s %s", what, n))
 			}
 		}
 		return out
 	}
-	kinds := Kinds
+	kinds := faults.Kinds
 	if c.Enactable != nil {
 		kinds = c.Enactable
 	}
 	r.Kinds = rows(kinds, c.kinds, "fault kind")
-	r.ChoicePoints = rows(eventTypes, c.points, "choice point after")
+	aimed := faults.EventTypes()
+	r.ChoicePoints = rows(aimed, c.points, "choice point after")
 	// Time-triggered actions land after other events too; list those
 	// after the aimed-at ones, by name.
 	for _, p := range slices.Sorted(maps.Keys(c.points)) {
-		if !slices.Contains(eventTypes, p) {
-			r.ChoicePoints = append(r.ChoicePoints, Row{p, c.points[p]})
+		if !slices.Contains(aimed, p) {
+			r.ChoicePoints = append(r.ChoicePoints, CoverageRow{p, c.points[p]})
 		}
 	}
 	var ids []string
@@ -237,8 +242,8 @@ func (c *Coverage) Report() Report {
 
 // Write prints the report for a terminal: three blocks of counts with the
 // share of runs, then a warning per item never hit.
-func (r Report) Write(w io.Writer) {
-	block := func(title string, rows []Row) {
+func (r CoverageReport) Write(w io.Writer) {
+	block := func(title string, rows []CoverageRow) {
 		fmt.Fprintf(w, "%s:\n", title)
 		width := 0
 		for _, row := range rows {

@@ -1,4 +1,4 @@
-package faults
+package campaign
 
 import (
 	"fmt"
@@ -14,51 +14,51 @@ import (
 // its trigger: where recovery races live, each a place a seed's world can
 // reach (and, on DSH's loop, each reached at DSH's own code).
 const (
-	PointAfterEvent     = "after an event"
-	PointRetryDecided   = "after the waterfall decided retry" // llm/retry-started: the loop has not consumed the decision
-	PointModelCall      = "at an adapter call's entry"
-	PointAwaitingAnswer = "while a request awaits its answer"
-	PointAfterChunk     = "after a stream's k-th chunk"
-	PointInsideStream   = "inside a stream"
-	PointWaitBegins     = "as a listener's wait begins"
-	PointInsideWait     = "at an offset inside a wait"
-	PointDuringSummary  = "during a summary"
-	PointDuringTool     = "during a tool"
-	PointAtTime         = "at a virtual time"
+	pointAfterEvent     = "after an event"
+	pointRetryDecided   = "after the waterfall decided retry" // llm/retry-started: the loop has not consumed the decision
+	pointModelCall      = "at an adapter call's entry"
+	pointAwaitingAnswer = "while a request awaits its answer"
+	pointAfterChunk     = "after a stream's k-th chunk"
+	pointInsideStream   = "inside a stream"
+	pointWaitBegins     = "as a listener's wait begins"
+	pointInsideWait     = "at an offset inside a wait"
+	pointDuringSummary  = "during a summary"
+	pointDuringTool     = "during a tool"
+	pointAtTime         = "at a virtual time"
 )
 
-// PointKinds are the kinds, in the order a report lists them.
-var PointKinds = []string{PointAfterEvent, PointRetryDecided, PointModelCall, PointAwaitingAnswer, PointAfterChunk,
-	PointInsideStream, PointWaitBegins, PointInsideWait, PointDuringSummary, PointDuringTool, PointAtTime}
+// pointKinds are the kinds, in the order a report lists them.
+var pointKinds = []string{pointAfterEvent, pointRetryDecided, pointModelCall, pointAwaitingAnswer, pointAfterChunk,
+	pointInsideStream, pointWaitBegins, pointInsideWait, pointDuringSummary, pointDuringTool, pointAtTime}
 
-// PointKind is the kind of choice point a trigger places at.
-func PointKind(t sim.Trigger) string {
+// pointKind is the kind of choice point a trigger places at.
+func pointKind(t sim.Trigger) string {
 	later := t.PlusMs > 0
 	switch {
 	case t.After == "":
-		return PointAtTime
+		return pointAtTime
 	case t.After == sim.AfterModelCall && later:
-		return PointAwaitingAnswer
+		return pointAwaitingAnswer
 	case t.After == sim.AfterModelCall:
-		return PointModelCall
+		return pointModelCall
 	case t.After == sim.AfterListenerWait && later:
-		return PointInsideWait
+		return pointInsideWait
 	case t.After == sim.AfterListenerWait:
-		return PointWaitBegins
+		return pointWaitBegins
 	case t.After == session.TypeAssistantChunk && later:
-		return PointInsideStream
+		return pointInsideStream
 	case t.After == session.TypeAssistantChunk:
-		return PointAfterChunk
+		return pointAfterChunk
 	case t.After == session.TypeLLMRetry && later:
-		return PointInsideWait
+		return pointInsideWait
 	case t.After == session.TypeCompactionStart && later:
-		return PointDuringSummary
+		return pointDuringSummary
 	case t.After == session.TypeToolCall && later:
-		return PointDuringTool
+		return pointDuringTool
 	case t.After == session.TypeLLMRetryStarted && !later:
-		return PointRetryDecided
+		return pointRetryDecided
 	}
-	return PointAfterEvent
+	return pointAfterEvent
 }
 
 // Landing is one input or world action that landed, by what it did and
@@ -75,11 +75,11 @@ func landings(s *sim.Scenario, res *sim.Result, workload int) []Landing {
 		switch {
 		case a.Input > workload && a.Input <= len(s.Inputs):
 			in := s.Inputs[a.Input-1]
-			out = append(out, Landing{in.Kind, PointKind(in.Trigger)})
+			out = append(out, Landing{in.Kind, pointKind(in.Trigger)})
 		case a.World > 0 && a.World <= len(s.World):
 			w := s.World[a.World-1]
 			if w.Do != "observe" {
-				out = append(out, Landing{w.Do, PointKind(w.Trigger)})
+				out = append(out, Landing{w.Do, pointKind(w.Trigger)})
 			}
 		}
 	}
@@ -100,7 +100,7 @@ var landingActions = []string{"cancel", "steer", "followup", "send", "inject", "
 // included, in a fixed order.
 func landingRows(counts map[Landing]int) []LandingRow {
 	var out []LandingRow
-	for _, p := range PointKinds {
+	for _, p := range pointKinds {
 		for _, a := range landingActions {
 			out = append(out, LandingRow{a, p, counts[Landing{a, p}]})
 		}
@@ -113,7 +113,7 @@ func landingRows(counts map[Landing]int) []LandingRow {
 func writeLandings(w io.Writer, rows []LandingRow) {
 	fmt.Fprintf(w, "landings (inputs and world actions that landed, by the kind of point they were placed at):\n")
 	width := 0
-	for _, p := range PointKinds {
+	for _, p := range pointKinds {
 		width = max(width, len(p))
 	}
 	fmt.Fprintf(w, "  %-*s", width, "")
@@ -143,7 +143,7 @@ func sortedLandings(ls []Landing) []Landing {
 // CancelsNote says where the cancels of a campaign landed, by the kind of
 // point they were placed at, the most first: "182 at a virtual time, 43
 // after an event, …" ("none" when none landed).
-func (r Report) CancelsNote() string {
+func (r CoverageReport) CancelsNote() string {
 	var rows []LandingRow
 	for _, l := range r.Landings {
 		if l.Action == "cancel" && l.Count > 0 {

@@ -1,4 +1,4 @@
-package faults
+package campaign
 
 import (
 	"testing"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/mutants"
@@ -42,34 +44,6 @@ func TestShrinkStopsAtABlock(t *testing.T) {
 	}
 }
 
-// TestPrincipal: the violation a failure is named and shrunk for is the
-// one that says what went wrong; a count over its bound, a turn the world
-// stopped and a malformed log come with many bugs.
-func TestPrincipal(t *testing.T) {
-	v := func(id oracle.ID) oracle.Violation { return oracle.Violation{Invariant: id} }
-	tests := []struct {
-		why  string
-		vs   []oracle.Violation
-		want oracle.ID
-	}{
-		{"a retry after a throw explains the attempts over the bound (throw-becomes-retry overshoots by 1 or by 790)",
-			[]oracle.Violation{v(oracle.AttemptsWithinPolicy), v(oracle.RetryAfterHandledFailure), v(oracle.TurnTerminates)}, oracle.RetryAfterHandledFailure},
-		{"a semantic invariant before a malformed log",
-			[]oracle.Violation{v(oracle.LogWellFormed), v(oracle.NoLostInput)}, oracle.NoLostInput},
-		{"attempts over the bound alone are the failure",
-			[]oracle.Violation{v(oracle.LogWellFormed), v(oracle.AttemptsWithinPolicy)}, oracle.AttemptsWithinPolicy},
-		{"a turn that never ended, alone", []oracle.Violation{v(oracle.TurnTerminates)}, oracle.TurnTerminates},
-		{"a malformed log alone", []oracle.Violation{v(oracle.LogWellFormed)}, oracle.LogWellFormed},
-		{"the first of two causes, in the oracle's order",
-			[]oracle.Violation{v(oracle.RetryBudget), v(oracle.BackoffHonoured)}, oracle.RetryBudget},
-	}
-	for _, tt := range tests {
-		if got := Principal(tt.vs).Invariant; got != tt.want {
-			t.Errorf("%s: Principal = %s, want %s", tt.why, got, tt.want)
-		}
-	}
-}
-
 // TestInputSimplifications: a late input moves toward a followup, an
 // inject toward a steer, its text toward the one its kind and place draw,
 // and a trigger after an event toward one by the clock.
@@ -100,34 +74,46 @@ func TestInputSimplifications(t *testing.T) {
 	}
 }
 
-// TestOneThrowBugOnePlanPerPath: throw-becomes-retry's 2,000 seeds shrink
-// to two plans: a failing request, and a natural overflow. They once gave
-// five entries: outages of 790 attempts and a second failing request
-// stopped shrinking where they still overshot the attempts' bound, which
-// was shrunk for in place of the retry after the throw.
-func TestOneThrowBugOnePlanPerPath(t *testing.T) {
-	if raceEnabled {
-		t.Skip("2,000 seeds shrunk, 12 s under -race and nothing concurrent to race: make slow runs it without")
-	}
-	m, _ := mutants.Find("throw-becomes-retry")
-	names := map[string][]string{}
-	for seed := uint64(1); seed <= 2000; seed++ {
-		v := RunSeed(seed, Overrides{}, m.Options, false)
-		if len(v.Violations) == 0 {
-			continue
-		}
-		id := Principal(v.Violations).Invariant
-		sh := Shrink(v.Scenario, id, m.Options, Keep{})
-		e, err := NewEntry("test", seed, Overrides{}, m.Name, id, sh.Violation.Message, sh.Scenario)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names[e.FileName()] = e.Plan
-	}
-	if len(names) > 2 {
-		t.Errorf("%d plans, want at most 2:", len(names))
-		for name, plan := range names {
-			t.Logf("%s: %q", name, plan)
-		}
+// TestShrinkIsOneMinimal: for each mutant, the plans of the first three
+// failing seeds shrink to plans that still violate the mutant's invariant
+// and violate it no more when any single entry is removed; the smallest of
+// them has at most 3 entries unless the bug needs a chain of faults.
+func TestShrinkIsOneMinimal(t *testing.T) {
+	const tries = 3
+	multiFault := map[string]bool{"compact-unbounded": true}
+	for _, m := range mutants.Zoo {
+		t.Run(m.Name, func(t *testing.T) {
+			smallest, found := 0, 0
+			for seed := uint64(1); seed <= 2000 && found < tries; seed++ {
+				v := judge.RunSeed(seed, faults.Overrides{}, m.Options, false)
+				if !judge.Violates(v.Scenario, m.Trips, m.Options) {
+					continue
+				}
+				found++
+				sh := Shrink(v.Scenario, m.Trips, m.Options, Keep{})
+				shrunk, runs := sh.Scenario, sh.Runs
+				if sh.Violation.Invariant != m.Trips {
+					t.Fatalf("seed %#x: Shrink returned the violation %+v, want one of %s", seed, sh.Violation, m.Trips)
+				}
+				if !judge.Violates(shrunk, m.Trips, m.Options) {
+					t.Fatalf("seed %#x: the shrunk plan no longer violates %s", seed, m.Trips)
+				}
+				for i, smaller := range removals(shrunk) {
+					if judge.Violates(smaller, m.Trips, m.Options) {
+						t.Errorf("seed %#x: removing entry %d still violates %s: the plan is not 1-minimal", seed, i, m.Trips)
+					}
+				}
+				if n := PlanEntries(shrunk); smallest == 0 || n < smallest {
+					smallest = n
+				}
+				t.Logf("seed %#x: %d entries → %d in %d runs: %v", seed, PlanEntries(v.Scenario), PlanEntries(shrunk), runs, faults.PlanLines(shrunk))
+			}
+			if found == 0 {
+				t.Fatalf("mutant %s not found in 2000 seeds", m.Name)
+			}
+			if smallest > 3 && !multiFault[m.Name] {
+				t.Errorf("the smallest shrunk plan of %d seeds has %d entries, want at most 3", found, smallest)
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package faults
+package campaign
 
 import (
 	"os"
@@ -19,7 +19,7 @@ func FuzzParseEntry(f *testing.F) {
 	}
 	f.Add([]byte(`{"format":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		e, s, err := ParseEntry(data)
+		e, s, err := parseEntry(data)
 		if err != nil {
 			if why := strictjson.Unreadable(err.Error()); why != "" {
 				t.Fatalf("the message shows %s: %q", why, err.Error())

@@ -1,4 +1,4 @@
-package faults
+package campaign
 
 import (
 	"math"

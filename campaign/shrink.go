@@ -1,8 +1,10 @@
-package faults
+package campaign
 
 import (
 	"slices"
 
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
 	"github.com/turnsim/turnsim/sim"
@@ -59,7 +61,7 @@ func Shrink(s *sim.Scenario, id oracle.ID, opts sim.Options, keep Keep) Shrunk {
 			return false
 		}
 		out.Runs++
-		res, vs := Check(c, opts)
+		res, vs := judge.Check(c, opts)
 		if res.Blocked != "" {
 			out.Blocked = true
 			return false
@@ -74,7 +76,7 @@ func Shrink(s *sim.Scenario, id oracle.ID, opts sim.Options, keep Keep) Shrunk {
 		// Nothing smaller kept the violation: the plan given is the
 		// shrunk one, and its run says what it violates.
 		out.Runs++
-		res, vs := Check(out.Scenario, opts)
+		res, vs := judge.Check(out.Scenario, opts)
 		if v, ok := violation(vs); ok && res.Blocked == "" {
 			out.Violation, out.Result = v, res
 		}
@@ -132,8 +134,10 @@ func shrinkEntries(cur *sim.Scenario, keeps func(*sim.Scenario) bool) *sim.Scena
 	return cur
 }
 
-// Entries counts a plan's entries: what Shrink removes.
-func Entries(s *sim.Scenario) int {
+// PlanEntries counts a plan's entries (world actions, late inputs,
+// outages, summaries, model answers, a throwing listener): what Shrink
+// removes.
+func PlanEntries(s *sim.Scenario) int {
 	n := len(s.World) + max(len(s.Inputs)-1, 0) + len(s.Outages) + len(s.Summaries) + len(s.Requests)
 	if slices.Contains(s.ListenerOrder, sim.ListenerThrow) {
 		n++
@@ -271,7 +275,7 @@ func simplifications(s *sim.Scenario) []*sim.Scenario {
 		// second prompt and "a late inject (4)" left second by a
 		// removal are one input when the failure does not need the
 		// words.
-		if t := lateText(in.Kind, i+1); in.Text != t {
+		if t := faults.LateText(in.Kind, i+1); in.Text != t {
 			c := clone(s)
 			c.Inputs[i].Text = t
 			out = append(out, c)

@@ -1,9 +1,12 @@
-package faults
+package campaign
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"testing"
 
+	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/oracle"
 )
 
@@ -47,5 +50,29 @@ func TestFailure(t *testing.T) {
 	a.Overrides.Policy, b.Overrides.Policy = json.RawMessage(`{"mode":"always"}`), json.RawMessage(`{ "mode": "always" }`)
 	if a.Failure() != b.Failure() {
 		t.Error("one pinned policy, spaced two ways, gives two failures")
+	}
+}
+
+// TestCorpusErrorsAreNamed: a broken or unknown-format entry comes back
+// with its error, by name.
+func TestCorpusErrorsAreNamed(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/a-broken.json", []byte("{"), 0o644)
+	os.WriteFile(dir+"/b-future.json", []byte(`{"format":99,"scenario":{}}`), 0o644)
+	_, s := faults.Draw(1, faults.Overrides{})
+	e, err := NewEntry("test", 1, faults.Overrides{}, "", "retry-budget", "a message", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _, _, err := e.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := LoadCorpus(dir)
+	if len(got) != 3 || got[0].Err == nil || got[1].Err == nil || got[2].Err != nil || got[2].Path != path {
+		t.Fatalf("LoadCorpus: %v", fmt.Sprint(got))
+	}
+	if want := "corpus format 99, but this build reads format 1"; got[1].Err.Error() != want {
+		t.Errorf("the future entry's error is %q, want %q", got[1].Err, want)
 	}
 }

@@ -1,0 +1,71 @@
+package campaign_test
+
+import (
+	"testing"
+
+	"github.com/turnsim/turnsim/campaign"
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/judge"
+	"github.com/turnsim/turnsim/mutants"
+)
+
+// TestOneBugFewEntries: the seeds one mutant fails shrink to one plan,
+// where they gave eleven corpus entries before shrinking reached a
+// canonical form: plans that differed only in the configuration their
+// seeds drew, in their outages' lengths, and in an outage where a failing
+// request does the same.
+func TestOneBugFewEntries(t *testing.T) {
+	m, _ := mutants.Find("budget-off-by-one")
+	names := map[string][]string{}
+	for seed := uint64(1); seed <= 2000; seed++ {
+		v := judge.RunSeed(seed, faults.Overrides{}, m.Options, false)
+		if len(v.Violations) == 0 {
+			continue
+		}
+		id := judge.Principal(v.Violations).Invariant
+		sh := campaign.Shrink(v.Scenario, id, m.Options, campaign.Keep{})
+		e, err := campaign.NewEntry("test", seed, faults.Overrides{}, m.Name, id, sh.Violation.Message, sh.Scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[e.FileName()] = e.Plan
+	}
+	if len(names) != 1 {
+		t.Errorf("%d corpus entries, want 1:", len(names))
+		for name, plan := range names {
+			t.Logf("%s: %q", name, plan)
+		}
+	}
+}
+
+// TestOneThrowBugOnePlanPerPath: throw-becomes-retry's 2,000 seeds shrink
+// to two plans: a failing request, and a natural overflow. They once gave
+// five entries: outages of 790 attempts and a second failing request
+// stopped shrinking where they still overshot the attempts' bound, which
+// was shrunk for in place of the retry after the throw.
+func TestOneThrowBugOnePlanPerPath(t *testing.T) {
+	if raceEnabled {
+		t.Skip("2,000 seeds shrunk, 12 s under -race and nothing concurrent to race: make slow runs it without")
+	}
+	m, _ := mutants.Find("throw-becomes-retry")
+	names := map[string][]string{}
+	for seed := uint64(1); seed <= 2000; seed++ {
+		v := judge.RunSeed(seed, faults.Overrides{}, m.Options, false)
+		if len(v.Violations) == 0 {
+			continue
+		}
+		id := judge.Principal(v.Violations).Invariant
+		sh := campaign.Shrink(v.Scenario, id, m.Options, campaign.Keep{})
+		e, err := campaign.NewEntry("test", seed, faults.Overrides{}, m.Name, id, sh.Violation.Message, sh.Scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[e.FileName()] = e.Plan
+	}
+	if len(names) > 2 {
+		t.Errorf("%d plans, want at most 2:", len(names))
+		for name, plan := range names {
+			t.Logf("%s: %q", name, plan)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package judge
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/loop/session"
+	"github.com/turnsim/turnsim/oracle"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// Verdict is what one seed gave.
+type Verdict struct {
+	Seed       uint64
+	Config     *faults.Config
+	Scenario   *sim.Scenario
+	Result     *sim.Result
+	Violations []oracle.Violation
+}
+
+// RunSeed draws a seed's plan, runs it and checks it. With
+// checkDeterminism it runs the plan twice and reports different bytes as a
+// nondeterminism violation.
+func RunSeed(seed uint64, o faults.Overrides, opts sim.Options, checkDeterminism bool) Verdict {
+	c, s := faults.DrawFor(seed, o, opts)
+	res, vs := Check(s, opts)
+	if res.Refused != "" {
+		// The plan was put in the system's terms: one it refuses is
+		// turnsim's fault, the seed's internal error.
+		panic(fmt.Sprintf("seed %#x's plan for %s was refused: %s", seed, res.System, res.Refused))
+	}
+	if checkDeterminism && res.Blocked == "" { // a blocked run would block again
+		if again := sim.RunWith(s, opts); !bytes.Equal(LogBytes(res), LogBytes(again)) {
+			vs = append(vs, oracle.Violation{Invariant: oracle.Nondeterminism, Message: "the same seed wrote different logs on two runs"})
+		}
+	}
+	return Verdict{Seed: seed, Config: c, Scenario: s, Result: res, Violations: vs}
+}
+
+// LogBytes is a run's v1 log.
+func LogBytes(r *sim.Result) []byte {
+	var b bytes.Buffer
+	session.WriteLog(&b, r.Header, r.Events)
+	return b.Bytes()
+}
