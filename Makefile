@@ -85,7 +85,7 @@ bench:
 
 # Every fuzz target, one after the other (go test fuzzes one target at a
 # time), each for FUZZTIME: 10m by default, the bar a change to a reader
-# must pass before it lands (14 targets: 140 minutes). CI runs each for a
+# must pass before it lands (15 targets: 150 minutes). CI runs each for a
 # number of executions instead (make fuzz-ci: the count after each target,
 # about what 15 s made on a loaded 2-core machine): with a duration,
 # Go 1.26's fuzz coordinator can fail a clean run with "context deadline
@@ -100,6 +100,7 @@ FUZZ_TARGETS = \
 	./loop/session:FuzzToolCallIDs:200000 \
 	./loop/session:FuzzFastPayload:150000 \
 	./loop/session:FuzzFastPacked:150000 \
+	./loop/session:FuzzStringEnd:200000 \
 	./internal/strictjson:FuzzCheck:200000 \
 	./internal/strictjson:FuzzLocate:200000 \
 	./internal/strictjson:FuzzNumber:200000 \

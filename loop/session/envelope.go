@@ -8,51 +8,48 @@ import (
 
 // envelope is every key a persisted line may carry. Events use type, seq,
 // time, data, surfaceOp, sourceEventSeqs and ignorable; packed rows use
-// type, seq0, time0 and data.
+// type, seq0, time0 and data. It holds no pointer of its own making, so
+// that reading one allocates nothing (a pointer per field, and the
+// envelope that held them, were a third of a line's allocations).
 type envelope struct {
-	Type            *string
-	Seq             *int64
-	Time            *int64
+	Type            string // "" when missing
+	Seq, Time       optInt
 	Data            json.RawMessage
 	SurfaceOp       *SurfaceOp
 	SourceEventSeqs []int64
-	Ignorable       *bool
-	Seq0            *int64
-	Time0           *int64
+	Ignorable       optBool
+	Seq0, Time0     optInt
+}
 
-	// What the pointers above point at, so that reading an envelope
-	// allocates none of them: an envelope is read into one of the
-	// caller's, which lives as long as they are read.
-	typ                    string
-	seq, time, seq0, time0 int64
+// optInt is an integer field that may be missing.
+type optInt struct {
+	v   int64
+	set bool
+}
+
+// optBool is a boolean field that may be missing.
+type optBool struct {
+	v   bool
+	set bool
 }
 
 // parseEnvelope reads a line's envelope into env in one pass; the data
 // stays raw.
 func parseEnvelope(line []byte, env *envelope) error {
 	*env = envelope{}
-	integer := func(value []byte, into *int64, field **int64) error {
-		n, err := parseInteger(value)
-		if err != nil {
-			return err
-		}
-		*into, *field = n, into
-		return nil
-	}
 	return scanObject(line, func(key, value []byte) error {
 		var err error
 		switch string(key) {
 		case "type":
-			env.typ, err = eventType(value)
-			env.Type = &env.typ
+			env.Type, err = eventType(value)
 		case "seq":
-			err = integer(value, &env.seq, &env.Seq)
+			env.Seq, err = parseOptInt(value)
 		case "time":
-			err = integer(value, &env.time, &env.Time)
+			env.Time, err = parseOptInt(value)
 		case "seq0":
-			err = integer(value, &env.seq0, &env.Seq0)
+			env.Seq0, err = parseOptInt(value)
 		case "time0":
-			err = integer(value, &env.time0, &env.Time0)
+			env.Time0, err = parseOptInt(value)
 		case "data":
 			env.Data = value
 		case "surfaceOp":
@@ -61,8 +58,8 @@ func parseEnvelope(line []byte, env *envelope) error {
 		case "sourceEventSeqs":
 			env.SourceEventSeqs, err = parseIntegers(value)
 		case "ignorable":
-			env.Ignorable = new(bool)
-			err = json.Unmarshal(value, env.Ignorable)
+			env.Ignorable.set = true
+			env.Ignorable.v, err = parseBool(value)
 		default:
 			return fmt.Errorf("unknown field %q in the event envelope", key)
 		}
@@ -71,6 +68,24 @@ func parseEnvelope(line []byte, env *envelope) error {
 		}
 		return nil
 	})
+}
+
+// parseBool reads a boolean as encoding/json reads one into a bool
+// (null leaves it false), which also words the error.
+func parseBool(value []byte) (bool, error) {
+	switch string(value) {
+	case "true":
+		return true, nil
+	case "false", "null":
+		return false, nil
+	}
+	var b bool
+	return b, json.Unmarshal(value, &b)
+}
+
+func parseOptInt(value []byte) (optInt, error) {
+	n, err := parseInteger(value)
+	return optInt{n, err == nil}, err
 }
 
 // parseInteger reads a JSON integer (seq and time are integers).

@@ -27,10 +27,10 @@ func (r *Reader) decodeLine(line []byte, out []Event) ([]Event, error) {
 	if err := parseEnvelope(line, &env); err != nil {
 		return out, err
 	}
-	if env.Type == nil || *env.Type == "" {
+	if env.Type == "" {
 		return out, fmt.Errorf("missing type")
 	}
-	typ := *env.Type
+	typ := env.Type
 	if env.Data == nil || bytes.Equal(env.Data, []byte("null")) {
 		return out, fmt.Errorf("%s: missing data", typ)
 	}
@@ -38,7 +38,7 @@ func (r *Reader) decodeLine(line []byte, out []Event) ([]Event, error) {
 		events, err := r.decodePacked(typ, &env)
 		return append(out, events...), err
 	}
-	if env.Seq0 != nil || env.Time0 != nil {
+	if env.Seq0.set || env.Time0.set {
 		return out, fmt.Errorf("%s: seq0/time0 belong to packed chunk rows only", typ)
 	}
 	seq, t, err := r.position(typ, env.Seq, env.Time)
@@ -52,15 +52,15 @@ func (r *Reader) decodeLine(line []byte, out []Event) ([]Event, error) {
 	e.Time = t
 	e.SurfaceOp = env.SurfaceOp
 	e.SourceEventSeqs = env.SourceEventSeqs
-	e.Ignorable = env.Ignorable != nil && *env.Ignorable
+	e.Ignorable = env.Ignorable.v
 	r.nextSeq++
 	return append(out, e), nil
 }
 
 // position checks seq and time against the layout, which the first event
 // decides.
-func (r *Reader) position(typ string, seq, t *int64) (int64, int64, error) {
-	explicit := seq != nil
+func (r *Reader) position(typ string, seq, t optInt) (int64, int64, error) {
+	explicit := seq.set
 	switch r.layout {
 	case layoutUnknown:
 		r.layout = layoutImplied
@@ -68,7 +68,7 @@ func (r *Reader) position(typ string, seq, t *int64) (int64, int64, error) {
 			r.layout = layoutExplicit
 		}
 	case layoutImplied:
-		if explicit || t != nil {
+		if explicit || t.set {
 			return 0, 0, fmt.Errorf("%s carries seq/time, but earlier lines use the implied layout", typ)
 		}
 	case layoutExplicit:
@@ -77,23 +77,23 @@ func (r *Reader) position(typ string, seq, t *int64) (int64, int64, error) {
 		}
 	}
 	if r.layout == layoutImplied {
-		if t != nil {
+		if t.set {
 			return 0, 0, fmt.Errorf("%s: time without seq", typ)
 		}
 		return r.nextSeq, 0, nil
 	}
-	if t == nil {
+	if !t.set {
 		return 0, 0, fmt.Errorf("%s: missing time", typ)
 	}
-	if *seq != r.nextSeq {
-		return 0, 0, seqError(typ, *seq, r.nextSeq)
+	if seq.v != r.nextSeq {
+		return 0, 0, seqError(typ, seq.v, r.nextSeq)
 	}
-	if *t < 0 {
+	if t.v < 0 {
 		// A time may go backwards (docs/dsh.md#log-file), never before the
 		// epoch.
-		return 0, 0, fmt.Errorf("%s: time %d is negative (epoch milliseconds)", typ, *t)
+		return 0, 0, fmt.Errorf("%s: time %d is negative (epoch milliseconds)", typ, t.v)
 	}
-	return *seq, *t, nil
+	return seq.v, t.v, nil
 }
 
 func seqError(typ string, got, want int64) error {
@@ -104,29 +104,29 @@ func seqError(typ string, got, want int64) error {
 }
 
 func (r *Reader) decodePacked(typ string, env *envelope) ([]Event, error) {
-	if env.Seq != nil || env.Time != nil || env.SurfaceOp != nil || env.SourceEventSeqs != nil || env.Ignorable != nil {
+	if env.Seq.set || env.Time.set || env.SurfaceOp != nil || env.SourceEventSeqs != nil || env.Ignorable.set {
 		return nil, fmt.Errorf("%s row: only type, seq0, time0 and data are allowed", typ)
 	}
 	var t0 int64
 	switch r.layout {
 	case layoutUnknown:
 		r.layout = layoutImplied
-		if env.Seq0 != nil {
+		if env.Seq0.set {
 			r.layout = layoutExplicit
 		}
 	case layoutImplied:
-		if env.Seq0 != nil || env.Time0 != nil {
+		if env.Seq0.set || env.Time0.set {
 			return nil, fmt.Errorf("%s row carries seq0/time0, but earlier lines use the implied layout", typ)
 		}
 	}
 	if r.layout == layoutExplicit {
-		if env.Seq0 == nil || env.Time0 == nil {
+		if !env.Seq0.set || !env.Time0.set {
 			return nil, fmt.Errorf("%s row: missing seq0 or time0", typ)
 		}
-		if *env.Seq0 != r.nextSeq {
-			return nil, seqError(typ, *env.Seq0, r.nextSeq)
+		if env.Seq0.v != r.nextSeq {
+			return nil, seqError(typ, env.Seq0.v, r.nextSeq)
 		}
-		t0 = *env.Time0
+		t0 = env.Time0.v
 		if t0 < 0 {
 			return nil, fmt.Errorf("%s row: time0 %d is negative (epoch milliseconds)", typ, t0)
 		}

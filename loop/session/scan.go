@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,15 +86,25 @@ func hasBackslash(b []byte) bool {
 	return false
 }
 
-// stringEnd returns the index just past the string that starts at b[i].
+// stringEnd returns the index just past the string that starts at b[i]:
+// the first quote not escaped, that is, after an even run of
+// backslashes. IndexByte finds each quote many bytes at a time (a byte
+// at a time, this was a tenth of reading a log).
 func stringEnd(b []byte, i int) (int, error) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+	for j := i + 1; j < len(b); {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			break
+		}
+		j += q
+		escapes := 0
+		for k := j - 1; k > i && b[k] == '\\'; k-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
 			return j + 1, nil
 		}
+		j++
 	}
 	return 0, errors.New("invalid JSON: unterminated string")
 }

@@ -7,7 +7,7 @@ import (
 
 // decodeEvent applies the v0→v1 edge and decodes the payload.
 func (r *Reader) decodeEvent(typ string, data json.RawMessage, seq int64, op *SurfaceOp) (Event, error) {
-	data = append(json.RawMessage(nil), data...) // the line buffer is reused
+	data = r.bytes.copyOf(data) // the line buffer is reused
 	legacy := false
 	if r.migrator != nil {
 		var err error
@@ -15,7 +15,7 @@ func (r *Reader) decodeEvent(typ string, data json.RawMessage, seq int64, op *Su
 			return Event{}, err
 		}
 	}
-	p, err := decodePayload(typ, data)
+	p, err := decodePayload(typ, data, &r.payloads)
 	if err != nil {
 		return Event{}, err
 	}
@@ -28,8 +28,8 @@ var fastPayloads = true
 
 // decodePayload decodes the data of a typed event and checks the fields that
 // give it its place in the log; any other type is opaque.
-func decodePayload(typ string, data json.RawMessage) (Payload, error) {
-	p := newPayload(typ)
+func decodePayload(typ string, data json.RawMessage, slabs *payloadSlabs) (Payload, error) {
+	p := slabs.new(typ)
 	if p == nil {
 		if !json.Valid(data) {
 			return nil, fmt.Errorf("%s data is not valid JSON", typ)
