@@ -16,8 +16,13 @@ import (
 // encoding/json was most of the time it took to read a log: it checks the
 // data's grammar once more (the line was checked whole already) and
 // matches each key by reflection.
-func decodeFast(p Payload, data []byte) bool {
-	d := fastDecoder{b: data}
+func decodeFast(p Payload, data []byte) bool { return decodeFastIn(p, data, nil) }
+
+// decodeFastIn is decodeFast with what it keeps allocated in a reader's
+// runs (strings interned, raw values copied into runs of bytes); nil
+// allocates each on its own.
+func decodeFastIn(p Payload, data []byte, in *readerAllocs) bool {
+	d := fastDecoder{b: data, in: in}
 	var ok bool
 	switch p := p.(type) {
 	case *InboxSpliced:
@@ -179,6 +184,7 @@ type fastDecoder struct {
 	// skipped counts the unknown keys skipped, for a reader that refuses
 	// them.
 	skipped int
+	in      *readerAllocs
 }
 
 func (d *fastDecoder) space() { d.i = skipSpace(d.b, d.i) }
@@ -318,7 +324,7 @@ func (d *fastDecoder) str(s *string) bool {
 		j++
 	}
 	if j < len(d.b) && d.b[j] == '"' {
-		*s = string(d.b[start:j])
+		*s = d.in.string(d.b[start:j])
 		d.i = j + 1
 		return true
 	}
@@ -465,7 +471,7 @@ func (d *fastDecoder) raw(m *json.RawMessage) bool {
 	if err != nil {
 		return false
 	}
-	*m = append(json.RawMessage(nil), d.b[d.i:end]...)
+	*m = d.in.copyOf(d.b[d.i:end])
 	d.i = end
 	return true
 }

@@ -35,8 +35,7 @@ func (r *Reader) decodeLine(line []byte, out []Event) ([]Event, error) {
 		return out, fmt.Errorf("%s: missing data", typ)
 	}
 	if isPackedRow(typ) {
-		events, err := r.decodePacked(typ, &env)
-		return append(out, events...), err
+		return r.decodePacked(out, typ, &env)
 	}
 	if env.Seq0.set || env.Time0.set {
 		return out, fmt.Errorf("%s: seq0/time0 belong to packed chunk rows only", typ)
@@ -103,9 +102,11 @@ func seqError(typ string, got, want int64) error {
 	return fmt.Errorf("%s: seq %d goes back or repeats, expected %d", typ, got, want)
 }
 
-func (r *Reader) decodePacked(typ string, env *envelope) ([]Event, error) {
+// decodePacked appends a packed row's events to out; on an error out is
+// as given.
+func (r *Reader) decodePacked(out []Event, typ string, env *envelope) ([]Event, error) {
 	if env.Seq.set || env.Time.set || env.SurfaceOp != nil || env.SourceEventSeqs != nil || env.Ignorable.set {
-		return nil, fmt.Errorf("%s row: only type, seq0, time0 and data are allowed", typ)
+		return out, fmt.Errorf("%s row: only type, seq0, time0 and data are allowed", typ)
 	}
 	var t0 int64
 	switch r.layout {
@@ -116,25 +117,26 @@ func (r *Reader) decodePacked(typ string, env *envelope) ([]Event, error) {
 		}
 	case layoutImplied:
 		if env.Seq0.set || env.Time0.set {
-			return nil, fmt.Errorf("%s row carries seq0/time0, but earlier lines use the implied layout", typ)
+			return out, fmt.Errorf("%s row carries seq0/time0, but earlier lines use the implied layout", typ)
 		}
 	}
 	if r.layout == layoutExplicit {
 		if !env.Seq0.set || !env.Time0.set {
-			return nil, fmt.Errorf("%s row: missing seq0 or time0", typ)
+			return out, fmt.Errorf("%s row: missing seq0 or time0", typ)
 		}
 		if env.Seq0.v != r.nextSeq {
-			return nil, seqError(typ, env.Seq0.v, r.nextSeq)
+			return out, seqError(typ, env.Seq0.v, r.nextSeq)
 		}
 		t0 = env.Time0.v
 		if t0 < 0 {
-			return nil, fmt.Errorf("%s row: time0 %d is negative (epoch milliseconds)", typ, t0)
+			return out, fmt.Errorf("%s row: time0 %d is negative (epoch milliseconds)", typ, t0)
 		}
 	}
-	events, err := expandPacked(typ, env.Data, r.nextSeq, t0)
+	all, err := appendPacked(out, &r.payloads, typ, env.Data, r.nextSeq, t0)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
+	events := all[len(out):]
 	for i := range events {
 		switch {
 		case r.layout == layoutImplied:
@@ -145,9 +147,9 @@ func (r *Reader) decodePacked(typ string, env *envelope) ([]Event, error) {
 		case events[i].Time < 0:
 			// dt may be negative (time may go backwards), the times it
 			// makes may not.
-			return nil, fmt.Errorf("%s row: member %d's time %d is negative (epoch milliseconds)", typ, i, events[i].Time)
+			return out, fmt.Errorf("%s row: member %d's time %d is negative (epoch milliseconds)", typ, i, events[i].Time)
 		}
 	}
 	r.nextSeq += int64(len(events))
-	return events, nil
+	return all, nil
 }

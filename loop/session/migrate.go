@@ -34,6 +34,7 @@ type migrator struct {
 	// lastChain is the id of the latest chain per (turn, step), for
 	// legacy llm/retry-started events without an id.
 	lastChain map[[2]int]string
+	scratch   []Field
 }
 
 // v0At is where the event being migrated stands: its seq and its
@@ -72,7 +73,10 @@ func (m *migrator) migrate(typ string, data json.RawMessage, seq int64, op *Surf
 	if !ok {
 		return typ, data, renamed, nil
 	}
-	fields, err := objectFields(data)
+	// Into the scratch slice of the last event: an edit either encodes
+	// its fields anew or leaves the data as it was, and keeps none.
+	fields, err := appendObjectFields(m.scratch[:0], data)
+	m.scratch = fields
 	if err != nil {
 		return "", nil, false, fmt.Errorf("%s data: %v", typ, err)
 	}

@@ -9,8 +9,10 @@ import (
 // objectFields splits a JSON object into its keys and raw values, in order.
 // The v0→v1 edge edits objects with it so that every field it does not touch
 // keeps its place and its bytes.
-func objectFields(b []byte) ([]Field, error) {
-	var fields []Field
+func objectFields(b []byte) ([]Field, error) { return appendObjectFields(nil, b) }
+
+// appendObjectFields is objectFields appending to fields.
+func appendObjectFields(fields []Field, b []byte) ([]Field, error) {
 	err := scanObject(b, func(key, value []byte) error {
 		fields = append(fields, Field{string(key), json.RawMessage(value)})
 		return nil

@@ -35,6 +35,12 @@ type packedData struct {
 // expandPacked expands a packed row into its assistant/chunk events, seqs
 // from seq0 and times from time0 plus the running sum of dt.
 func expandPacked(typ string, data json.RawMessage, seq0, time0 int64) ([]Event, error) {
+	return appendPacked(nil, nil, typ, data, seq0, time0)
+}
+
+// appendPacked is expandPacked appending the events to out, their
+// payloads from slabs (nil: each on its own). On an error out is as given.
+func appendPacked(out []Event, slabs *payloadSlabs, typ string, data json.RawMessage, seq0, time0 int64) ([]Event, error) {
 	var d packedData
 	if !fastPayloads || !decodePackedFast(data, &d) {
 		d = packedData{}
@@ -69,7 +75,6 @@ func expandPacked(typ string, data json.RawMessage, seq0, time0 int64) ([]Event,
 	if len(d.Dt) != len(members)-1 {
 		return nil, fmt.Errorf("%s row: dt has %d entries for %d members, want %d", typ, len(d.Dt), len(members), len(members)-1)
 	}
-	events := make([]Event, len(members))
 	t := time0
 	for k, m := range members {
 		if k > 0 {
@@ -81,7 +86,14 @@ func expandPacked(typ string, data json.RawMessage, seq0, time0 int64) ([]Event,
 		} else {
 			c.Text = m
 		}
-		events[k] = Event{Seq: seq0 + int64(k), Time: t, Data: &AssistantChunk{Turn: d.Turn, Step: d.Step, Chunk: c}}
+		var p *AssistantChunk
+		if slabs != nil {
+			p = slabs.chunks.next()
+		} else {
+			p = new(AssistantChunk)
+		}
+		*p = AssistantChunk{Turn: d.Turn, Step: d.Step, Chunk: c}
+		out = append(out, Event{Seq: seq0 + int64(k), Time: t, Data: p})
 	}
-	return events, nil
+	return out, nil
 }

@@ -57,7 +57,7 @@ type Reader struct {
 	// payloads and bytes are where the events' payloads and data are
 	// allocated (slabs.go).
 	payloads payloadSlabs
-	bytes    byteRuns
+	allocs   readerAllocs
 }
 
 // zstdMagic starts every Zstandard frame.

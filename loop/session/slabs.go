@@ -98,3 +98,43 @@ func (r *byteRuns) copyOf(b []byte) json.RawMessage {
 	r.run = append(r.run, b...)
 	return json.RawMessage(r.run[start:len(r.run):len(r.run)])
 }
+
+// readerAllocs are what a reader allocates the values of its events from.
+type readerAllocs struct {
+	bytes   byteRuns
+	strings map[string]string
+}
+
+// internBytes is the longest string interned: the kinds, roles, codes,
+// types and names a log repeats on line after line, not its ids and texts.
+const internBytes = 24
+
+// maxInterned bounds the strings a reader interns.
+const maxInterned = 4096
+
+// string is b as a string, the one made before when a short string
+// repeats. Nil allocates each.
+func (a *readerAllocs) string(b []byte) string {
+	if a == nil || len(b) > internBytes {
+		return string(b)
+	}
+	if s, ok := a.strings[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(a.strings) < maxInterned {
+		if a.strings == nil {
+			a.strings = map[string]string{}
+		}
+		a.strings[s] = s
+	}
+	return s
+}
+
+// copyOf is a copy of b, from the runs of bytes (nil: on its own).
+func (a *readerAllocs) copyOf(b []byte) json.RawMessage {
+	if a == nil {
+		return append(json.RawMessage(nil), b...)
+	}
+	return a.bytes.copyOf(b)
+}

@@ -7,7 +7,7 @@ import (
 
 // decodeEvent applies the v0→v1 edge and decodes the payload.
 func (r *Reader) decodeEvent(typ string, data json.RawMessage, seq int64, op *SurfaceOp) (Event, error) {
-	data = r.bytes.copyOf(data) // the line buffer is reused
+	data = r.allocs.copyOf(data) // the line buffer is reused
 	legacy := false
 	if r.migrator != nil {
 		var err error
@@ -15,7 +15,7 @@ func (r *Reader) decodeEvent(typ string, data json.RawMessage, seq int64, op *Su
 			return Event{}, err
 		}
 	}
-	p, err := decodePayload(typ, data, &r.payloads)
+	p, err := decodePayload(typ, data, &r.payloads, &r.allocs)
 	if err != nil {
 		return Event{}, err
 	}
@@ -28,7 +28,7 @@ var fastPayloads = true
 
 // decodePayload decodes the data of a typed event and checks the fields that
 // give it its place in the log; any other type is opaque.
-func decodePayload(typ string, data json.RawMessage, slabs *payloadSlabs) (Payload, error) {
+func decodePayload(typ string, data json.RawMessage, slabs *payloadSlabs, allocs *readerAllocs) (Payload, error) {
 	p := slabs.new(typ)
 	if p == nil {
 		if !json.Valid(data) {
@@ -36,7 +36,7 @@ func decodePayload(typ string, data json.RawMessage, slabs *payloadSlabs) (Paylo
 		}
 		return &Opaque{Type: typ, Data: data}, nil
 	}
-	if !fastPayloads || !decodeFast(p, data) {
+	if !fastPayloads || !decodeFastIn(p, data, allocs) {
 		p = newPayload(typ) // what decodeFast set is not encoding/json's to see
 		if err := json.Unmarshal(data, p); err != nil {
 			return nil, fmt.Errorf("%s %s", typ, describeJSONError("data", err))
