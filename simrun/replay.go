@@ -200,8 +200,12 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		b.WriteString("\n")
 	}
 	if *determinism {
-		if again := sim.RunWith(t.scenario, t.opts); !bytes.Equal(judge.LogBytes(res), judge.LogBytes(again)) {
+		first := judge.LogBytes(res)
+		if again := sim.RunWith(t.scenario, t.opts); !bytes.Equal(first, judge.LogBytes(again)) {
 			vs = append(vs, oracle.Violation{Invariant: oracle.Nondeterminism, Message: "two runs wrote different logs"})
+		} else {
+			// Said, so that a clean replay shows the check ran.
+			fmt.Fprintf(&b, "determinism: a second run wrote the same log, %d bytes\n", len(first))
 		}
 	}
 	if *showView {
@@ -222,7 +226,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	io.WriteString(stdout, b.String())
 	if *htmlOut != "" {
 		page := runPage(res, t.opts.View()(res.Events), vs)
-		page.Title = "turnsim replay: " + strings.TrimSpace(strings.SplitN(b.String(), "\n", 2)[0])
+		page.Title = "turnsim replay: " + strings.Join(strings.Fields(strings.SplitN(b.String(), "\n", 2)[0]), " ")
 		if err := writeAtomically(*htmlOut, func(w io.Writer) error { return timeline.WriteHTML(w, page) }); err != nil {
 			fmt.Fprintf(stderr, "simrun replay: --html: %v\n", err)
 			return exitUsage

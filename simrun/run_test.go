@@ -67,12 +67,12 @@ func TestRunCorpusErrors(t *testing.T) {
 }
 
 // TestReplayIsDeterministic: replaying a seed twice prints the same bytes
-// and writes the same log.
+// and writes the same log, and --check-determinism says it checked.
 func TestReplayIsDeterministic(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
 	_, out1, _ := simrun("replay", "--seed", "0x2a", "--trace", a, "--check-determinism")
-	_, out2, _ := simrun("replay", "--seed", "0x2a", "--trace", b)
+	_, out2, _ := simrun("replay", "--seed", "0x2a", "--trace", b, "--check-determinism")
 	if !strings.HasPrefix(out1, "seed        0x2a\n") || !strings.Contains(out1, "timeline:") {
 		t.Errorf("replay output:\n%s", out1)
 	}
@@ -83,6 +83,9 @@ func TestReplayIsDeterministic(t *testing.T) {
 	lb, _ := os.ReadFile(b)
 	if len(la) == 0 || string(la) != string(lb) {
 		t.Errorf("two replays wrote different logs")
+	}
+	if want := fmt.Sprintf("determinism: a second run wrote the same log, %d bytes\n", len(la)); !strings.Contains(out1, want) {
+		t.Errorf("replay --check-determinism does not say %q:\n%s", want, out1)
 	}
 }
 

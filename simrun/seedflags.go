@@ -51,7 +51,7 @@ func (f *seedFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&f.mutant, "mutant", "", "run against a mutant of the system under test ("+fmt.Sprint(mutants.Names())+")")
-	fs.StringVar(&f.listeners, "listeners", "", "the listeners of this simrun's main a seed draws with, comma-separated (default: all it registered)")
+	fs.StringVar(&f.listeners, "listeners", "", "the listeners of one's own this simrun's main registered that a seed draws with, comma-separated (default: all of them; llm-retry and compaction-basic are always there)")
 	registerSUT(fs, &f.sut, &f.dshLoop)
 	registerView(fs, &f.dshView)
 	f.blockedAfter = registerBlockedAfter(fs)
