@@ -177,7 +177,8 @@ var (
 
 // fastDecoder walks one value of JSON that the line's strict check has
 // passed already (grammar, UTF-8, duplicate keys, depth): it looks only
-// for what encoding/json would read otherwise than it does.
+// for what encoding/json would read otherwise than it does, and is not to
+// be handed data that did not pass that check.
 type fastDecoder struct {
 	b []byte
 	i int
@@ -320,7 +321,7 @@ func (d *fastDecoder) str(s *string) bool {
 	}
 	start := d.i + 1
 	j := start
-	for j < len(d.b) && d.b[j] != '"' && d.b[j] != '\\' {
+	for j < len(d.b) && d.b[j] != '"' && d.b[j] != '\\' && d.b[j] >= 0x20 {
 		j++
 	}
 	if j < len(d.b) && d.b[j] == '"' {
@@ -360,6 +361,9 @@ func (d *fastDecoder) str(s *string) bool {
 			buf = append(buf, r)
 			j += 2
 		default:
+			if c < 0x20 {
+				return false // a raw control character: not JSON
+			}
 			buf = append(buf, c)
 			j++
 		}

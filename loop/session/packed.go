@@ -40,9 +40,14 @@ func expandPacked(typ string, data json.RawMessage, seq0, time0 int64) ([]Event,
 
 // appendPacked is expandPacked appending the events to out, their
 // payloads from slabs (nil: each on its own). On an error out is as given.
+//
+// With slabs, data is a reader's, from a line the strict check passed:
+// only then is decodePackedFast's reading encoding/json's (it does not
+// check the grammar again); data of any other origin is encoding/json's
+// to read.
 func appendPacked(out []Event, slabs *payloadSlabs, typ string, data json.RawMessage, seq0, time0 int64) ([]Event, error) {
 	var d packedData
-	if !fastPayloads || !decodePackedFast(data, &d) {
+	if slabs == nil || !fastPayloads || !decodePackedFast(data, &d) {
 		d = packedData{}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
