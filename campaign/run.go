@@ -39,8 +39,9 @@ type Config struct {
 	// Mutant names the mutant Sim holds, for corpus entries ("" for none).
 	Mutant string
 	// Corpus is the folder of entries: Run replays it before the first
-	// seed (shard 0 only; not with NoReplay), and failures are written
-	// there ("" replays and writes none).
+	// seed (not with NoReplay; shard 0 alone reports it, the others
+	// replay it to know the failures its entries stand for), and failures
+	// are written there ("" replays and writes none).
 	Corpus string
 	// NoReplay runs the seeds without the corpus first: one seed asked
 	// for is what is being reproduced, not the entries kept of others.
@@ -296,18 +297,25 @@ func (s Summary) String() string {
 // cancels ctx runs no seed). Memory stays flat in the number of seeds.
 func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 	var sum Summary
-	if c.Corpus != "" && !c.NoReplay && c.Shard.Index == 0 {
-		// Once across shards: by shard 0. Before the clock starts: a
-		// duration, and the rates, are the seeds'.
-		sum.Corpus = replayCorpus(c.Corpus, c.Mutant, c.Sim, func(r CorpusResult) {
+	if c.Corpus != "" && !c.NoReplay {
+		// Said once across shards: by shard 0. The others replay it
+		// unsaid, to know the failures its entries stand for (a failure
+		// a committed entry holds gets no second entry from them).
+		// Before the clock starts: a duration, and the rates, are the
+		// seeds'.
+		said := c.Shard.Index == 0
+		replayed := replayCorpus(c.Corpus, c.Mutant, c.Sim, func(r CorpusResult) {
 			if r.reproduced {
 				c.keep(r.Entry.Failure(), r.Path)
 			}
-			if c.OnEntry != nil {
+			if said && c.OnEntry != nil {
 				c.OnEntry(r)
 			}
 		})
-		sum.Violations += sum.Corpus.Failed
+		if said {
+			sum.Corpus = replayed
+			sum.Violations += sum.Corpus.Failed
+		}
 	}
 	began := time.Now()
 	var deadline time.Time

@@ -103,3 +103,25 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 	}
 	return b
 }
+
+// TestShardsKnowTheCorpusFailures: every shard of a campaign, not only
+// shard 0, which reports the replay, knows the failures the corpus's
+// entries stand for, and writes no second entry of one.
+func TestShardsKnowTheCorpusFailures(t *testing.T) {
+	corpus := t.TempDir()
+	if _, files := sameFailureRun(t, corpus); len(files) != 1 {
+		t.Fatalf("%d entries, want 1", len(files))
+	}
+	m, _ := mutants.Find("steer-lost-on-retry")
+	for i := uint64(0); i < 3; i++ {
+		c := campaign.Config{First: 1, Count: 2000, Workers: 2, Sim: m.Options, Mutant: m.Name, Corpus: corpus,
+			Shard: campaign.Shard{Index: i, Of: 3}}
+		sum := campaign.Run(context.Background(), c, func(*campaign.Result) {})
+		if reported := sum.Corpus.Replayed > 0; reported != (i == 0) {
+			t.Errorf("shard %d/3 reported the replay: %v, want %v", i, reported, i == 0)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(corpus, "*.json")); len(files) != 1 {
+		t.Errorf("after three shards, %d entries, want the 1: %q", len(files), files)
+	}
+}
