@@ -67,10 +67,13 @@ type Config struct {
 	// Version is turnsim's, written into corpus entries.
 	Version string
 
-	// kept maps each failure (Entry.Failure) to the entry that
-	// stands for it: one this run wrote or found written, or one replayed
-	// first that still fails.
-	kept map[string]string
+	// kept maps each failure (Entry.Failure) to the entry that stands for
+	// it: one this run wrote or found written, or one of the corpus that
+	// still fails; learned says the corpus's are in (Run's replay, or
+	// learn's for One and Investigate). A Config's One and Investigate are
+	// not for concurrent use.
+	kept    map[string]string
+	learned bool
 }
 
 // Repro is how to reproduce a seed from outside: the simrun flags that
@@ -304,6 +307,7 @@ func Run(ctx context.Context, c Config, emit func(*Result)) Summary {
 		// Before the clock starts: a duration, and the rates, are the
 		// seeds'.
 		said := c.Shard.Index == 0
+		c.learned = true
 		replayed := replayCorpus(c.Corpus, c.Mutant, c.Sim, func(r CorpusResult) {
 			if r.reproduced {
 				c.keep(r.Entry.Failure(), r.Path)
@@ -587,6 +591,7 @@ func (c *Config) record(res *Result) {
 	if res.entry == nil {
 		return
 	}
+	c.learn()
 	failure := res.entry.Failure()
 	if path, ok := c.kept[failure]; ok {
 		res.Corpus, res.SameFailure = path, filepath.Base(path) != res.entry.FileName()
@@ -604,6 +609,22 @@ func (c *Config) record(res *Result) {
 		res.CorpusReplaced = broken.Error()
 	}
 	c.keep(failure, path)
+}
+
+// learn replays the corpus unsaid, once, to know the failures its entries
+// stand for, where Run did not (One, Investigate, a run with NoReplay): a
+// seed reproduced on its own writes no second entry of a failure the
+// corpus holds.
+func (c *Config) learn() {
+	if c.learned || c.Corpus == "" {
+		return
+	}
+	c.learned = true
+	replayCorpus(c.Corpus, c.Mutant, c.Sim, func(r CorpusResult) {
+		if r.reproduced {
+			c.keep(r.Entry.Failure(), r.Path)
+		}
+	})
 }
 
 // keep notes the entry that stands for a failure, the first one only.

@@ -125,3 +125,37 @@ func TestShardsKnowTheCorpusFailures(t *testing.T) {
 		t.Errorf("after three shards, %d entries, want the 1: %q", len(files), files)
 	}
 }
+
+// TestOneSeedKnowsTheCorpusFailures: a seed reproduced on its own (One,
+// as go test's -sim.seed line does) writes no second entry of a failure
+// an entry of the corpus stands for.
+func TestOneSeedKnowsTheCorpusFailures(t *testing.T) {
+	corpus := t.TempDir()
+	failed, files := sameFailureRun(t, corpus)
+	if len(files) != 1 {
+		t.Fatalf("%d entries, want 1", len(files))
+	}
+	var other *campaign.Result
+	for _, r := range failed {
+		if r.SameFailure {
+			other = r
+			break
+		}
+	}
+	if other == nil {
+		t.Fatal("no seed of another plan of the failure")
+	}
+	m, _ := mutants.Find("steer-lost-on-retry")
+	c := campaign.Config{Sim: m.Options, Mutant: m.Name, Corpus: corpus, NoReplay: true}
+	seed, err := campaign.ParseSeed(other.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.One(seed)
+	if !r.SameFailure || r.Corpus != files[0] {
+		t.Errorf("seed %s alone: corpus %q (same failure %v), want it pointed at %s", other.Seed, r.Corpus, r.SameFailure, files[0])
+	}
+	if after, _ := filepath.Glob(filepath.Join(corpus, "*.json")); len(after) != 1 {
+		t.Errorf("%d entries after the seed alone, want the 1", len(after))
+	}
+}

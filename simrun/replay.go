@@ -264,7 +264,7 @@ flags:
 func runShrink(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("shrink", stderr, shrinkUsage)
 	seed := fs.String("seed", "", "the seed whose plan to shrink")
-	invariant := fs.String("invariant", "", "the invariant to keep violated (default: the first violated)")
+	invariant := fs.String("invariant", "", "the invariant to keep violated (default: the principal one, the first violated that says what went wrong)")
 	out := fs.String("out", "", "write the shrunk plan as a scenario file here")
 	var sf seedFlags
 	sf.register(fs)

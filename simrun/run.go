@@ -264,10 +264,12 @@ func checkedNote(opts sim.Options, sample float64, kinds []string) string {
 // replayed first, as they should; 1 failed; skipped: …".
 func corpusNote(c campaign.CorpusSummary) string {
 	note := words.Plural(c.Replayed, "entry") + " replayed first, as they should"
-	if c.Replayed == 0 {
+	switch {
+	case c.Replayed == 0 && c.Failed > 0:
+		note = fmt.Sprintf("%s replayed first, and failed (above)", words.Plural(c.Failed, "entry"))
+	case c.Replayed == 0:
 		note = "no entry replayed first"
-	}
-	if c.Failed > 0 {
+	case c.Failed > 0:
 		note += fmt.Sprintf("; %d failed (above)", c.Failed)
 	}
 	if c.Unreadable > 0 {

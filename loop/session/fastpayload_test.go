@@ -245,3 +245,39 @@ func FuzzFastPacked(f *testing.F) {
 		}
 	})
 }
+
+// TestReaderLetsGoOfLongRows: the slice a line's events pass through
+// keeps no room of a long packed row for the rest of the log (it held a
+// 200,000-member row's events to the end of a streamed check), and All
+// returns no slice sized for far more events than it holds.
+func TestReaderLetsGoOfLongRows(t *testing.T) {
+	const members = 1000
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":1,"id":"s","createdAt":0}` + "\n")
+	b.WriteString(`{"type":"text-chunks","data":{"turn":1,"step":1,"index":0,"dt":[0` + strings.Repeat(",0", members-2) + `],"texts":["a"` + strings.Repeat(`,"a"`, members-1) + `]}}` + "\n")
+	b.WriteString(`{"type":"step/end","data":{"turn":1,"step":1}}` + "\n")
+	r, err := NewReader(strings.NewReader(b.String()), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for i := 0; i <= members; i++ {
+		if _, err := r.Next(); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+	}
+	if c := cap(r.pending); c > maxPendingKept {
+		t.Errorf("after the row, the pending slice keeps room for %d events, want at most %d", c, maxPendingKept)
+	}
+
+	// A log of a few long lines: All's size hint is far over.
+	long := `{"type":"session","version":1,"id":"s","createdAt":0}` + "\n" +
+		`{"type":"user/message","data":{"content":"` + strings.Repeat("x", 1<<20) + `","source":{"kind":"user"},"role":"user","id":"u"}}` + "\n"
+	_, events, err := ReadAll(strings.NewReader(long), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cap(events) > 2*len(events)+bytesPerEvent {
+		t.Errorf("All returned %d events in room for %d", len(events), cap(events))
+	}
+}

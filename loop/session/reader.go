@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/turnsim/turnsim/internal/inputfile"
@@ -86,6 +87,10 @@ func Open(path string, opts ReadOptions) (*Reader, error) {
 func NewReader(r io.Reader, opts ReadOptions) (*Reader, error) {
 	return newReader(r, opts, nil)
 }
+
+// maxPendingKept is the most events the slice of a line's events keeps
+// room for from line to line.
+const maxPendingKept = 64
 
 // bytesPerEvent is about the least a v1 line of an event takes: a size
 // hint over it gives room for every event of most logs, and a little
@@ -259,7 +264,10 @@ func (r *Reader) readHeader() error {
 		r.firstLine = append([]byte(nil), line...)
 		r.layout = layoutExplicit
 	} else {
-		h, err := parseHeader(line)
+		// A copy: the header keeps raw fields of its line (agentPreset,
+		// fields turnsim does not know), and the read buffer goes to the
+		// next reader on Close.
+		h, err := parseHeader(append([]byte(nil), line...))
 		if err != nil {
 			return r.fail(r.line, "%v", err)
 		}
@@ -274,9 +282,19 @@ func (r *Reader) readHeader() error {
 // Next returns the next event, or io.EOF after the last one.
 func (r *Reader) Next() (Event, error) {
 	for r.pendingAt == len(r.pending) {
-		// The slice is reused line after line: one made per line was a
-		// tenth of what reading a log allocated.
-		r.pending, r.pendingAt = r.pending[:0], 0
+		// The slice is reused line after line (one made per line was a
+		// tenth of what reading a log allocated), cleared so that it
+		// holds no event returned; after a long packed row it is let go,
+		// not kept at that row's size for the rest of the log.
+		if cap(r.pending) > maxPendingKept {
+			r.pending = nil
+		} else {
+			// Past its length the slice is clear already: only this
+			// line's events were written since the last clearing.
+			clear(r.pending)
+			r.pending = r.pending[:0]
+		}
+		r.pendingAt = 0
 		if r.eof {
 			return Event{}, io.EOF
 		}
@@ -361,6 +379,12 @@ func (r *Reader) All() ([]Event, error) {
 	for {
 		e, err := r.Next()
 		if err == io.EOF {
+			if cap(events) > 2*len(events)+bytesPerEvent {
+				// A log of few long lines: the hint was far over, and
+				// the caller would hold the room (an event is 96 bytes,
+				// so about the input's size) as long as the events.
+				events = slices.Clone(events)
+			}
 			return events, nil
 		}
 		if err != nil {

@@ -432,3 +432,26 @@ func TestReadAfterClose(t *testing.T) {
 		t.Errorf("the other reader read %v, %v; want turn 2", e, err)
 	}
 }
+
+// TestHeaderOutlivesItsReader: a header's raw fields (agentPreset, fields
+// turnsim does not know) are its own, not views of the read buffer the
+// next reader takes over.
+func TestHeaderOutlivesItsReader(t *testing.T) {
+	first := `{"type":"session","version":1,"id":"a","createdAt":0,"agentPreset":"minimal","title":"kept"}` + "\n"
+	h, _, err := session.ReadAll(strings.NewReader(first), session.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := session.WriteLog(&want, h, nil); err != nil {
+		t.Fatal(err)
+	}
+	other := `{"type":"session","version":1,"id":"ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ","createdAt":0}` + "\n"
+	if _, _, err := session.ReadAll(strings.NewReader(other), session.ReadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := session.WriteLog(&got, h, nil); err != nil || got.String() != want.String() {
+		t.Errorf("the first header after a second read: %v\n%s\nwant\n%s", err, got.String(), want.String())
+	}
+}
