@@ -429,19 +429,23 @@ func (d *fastDecoder) int(n *int) bool {
 	return true
 }
 
-// intPtr reads an integer or null (nil), as into a *int.
-func (d *fastDecoder) intPtr(p **int) bool {
+// nullable reads a value into a new T with read, or null as nil: what
+// encoding/json does with a pointer field.
+func nullable[T any](d *fastDecoder, p **T, read func(*T) bool) bool {
 	if d.null() {
 		*p = nil
 		return true
 	}
-	n := new(int)
-	if !d.int(n) {
+	v := new(T)
+	if !read(v) {
 		return false
 	}
-	*p = n
+	*p = v
 	return true
 }
+
+// intPtr reads an integer or null (nil), as into a *int.
+func (d *fastDecoder) intPtr(p **int) bool { return nullable(d, p, d.int) }
 
 func (d *fastDecoder) float(f *float64) bool {
 	lit, _ := d.number()

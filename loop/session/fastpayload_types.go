@@ -152,16 +152,7 @@ func (d *fastDecoder) streamChunk(c *StreamChunk) bool {
 		case "id":
 			return d.str(&c.ID)
 		case "name":
-			if d.null() {
-				c.Name = nil
-				return true
-			}
-			s := new(string)
-			if !d.str(s) {
-				return false
-			}
-			c.Name = s
-			return true
+			return nullable(d, &c.Name, d.str)
 		case "argumentsDelta":
 			return d.str(&c.ArgumentsDelta)
 		case "block":
@@ -171,35 +162,20 @@ func (d *fastDecoder) streamChunk(c *StreamChunk) bool {
 		case "replayState":
 			return d.raw(&c.ReplayState)
 		case "reason":
-			if d.null() {
-				c.Reason = nil
-				return true
-			}
-			r := new(FinishReason)
-			c.Reason = r
-			return d.object(finishKeys, func(k []byte) bool {
-				switch string(k) {
-				case "kind":
-					return d.str(&r.Kind)
-				case "failure":
-					return d.failurePtr(&r.Failure)
-				}
-				return false
+			return nullable(d, &c.Reason, func(r *FinishReason) bool {
+				return d.object(finishKeys, func(k []byte) bool {
+					switch string(k) {
+					case "kind":
+						return d.str(&r.Kind)
+					case "failure":
+						return nullable(d, &r.Failure, d.failure)
+					}
+					return false
+				})
 			})
 		}
 		return false
 	})
-}
-
-// failurePtr reads a failure or null (nil), as into a *LlmFailure.
-func (d *fastDecoder) failurePtr(p **LlmFailure) bool {
-	if d.null() {
-		*p = nil
-		return true
-	}
-	f := new(LlmFailure)
-	*p = f
-	return d.failure(f)
 }
 
 func (d *fastDecoder) failure(f *LlmFailure) bool {
@@ -214,16 +190,7 @@ func (d *fastDecoder) failure(f *LlmFailure) bool {
 		case "requestId":
 			return d.str(&f.RequestID)
 		case "providerRetryAfterMs":
-			if d.null() {
-				f.ProviderRetryAfterMs = nil
-				return true
-			}
-			v := new(float64)
-			if !d.float(v) {
-				return false
-			}
-			f.ProviderRetryAfterMs = v
-			return true
+			return nullable(d, &f.ProviderRetryAfterMs, d.float)
 		}
 		return false
 	})
@@ -235,22 +202,18 @@ func (d *fastDecoder) turnEndReason(r *TurnEndReason) bool {
 		case "kind":
 			return d.str(&r.Kind)
 		case "error":
-			return d.failurePtr(&r.Error)
+			return nullable(d, &r.Error, d.failure)
 		case "reason":
-			if d.null() {
-				r.Cause = nil
-				return true
-			}
-			c := new(Cause)
-			r.Cause = c
-			return d.object(causeKeys, func(k []byte) bool {
-				switch string(k) {
-				case "kind":
-					return d.str(&c.Kind)
-				case "reason":
-					return d.str(&c.Reason)
-				}
-				return false
+			return nullable(d, &r.Cause, func(c *Cause) bool {
+				return d.object(causeKeys, func(k []byte) bool {
+					switch string(k) {
+					case "kind":
+						return d.str(&c.Kind)
+					case "reason":
+						return d.str(&c.Reason)
+					}
+					return false
+				})
 			})
 		}
 		return false
@@ -267,27 +230,18 @@ func (d *fastDecoder) toolResult(p *ToolResult) bool {
 		case "callId":
 			return d.str(&p.LegacyCallID)
 		case "message":
-			if d.null() {
-				p.Message = nil
-				return true
-			}
-			p.Message = new(UserMessage)
-			return d.userMessage(p.Message)
+			return nullable(d, &p.Message, d.userMessage)
 		case "error":
-			if d.null() {
-				p.Error = nil
-				return true
-			}
-			e := new(ToolError)
-			p.Error = e
-			return d.object(toolErrorKeys, func(k []byte) bool {
-				switch string(k) {
-				case "name":
-					return d.str(&e.Name)
-				case "code":
-					return d.str(&e.Code)
-				}
-				return false
+			return nullable(d, &p.Error, func(e *ToolError) bool {
+				return d.object(toolErrorKeys, func(k []byte) bool {
+					switch string(k) {
+					case "name":
+						return d.str(&e.Name)
+					case "code":
+						return d.str(&e.Code)
+					}
+					return false
+				})
 			})
 		}
 		return false
@@ -363,16 +317,7 @@ func decodePackedFast(data []byte, p *packedData) bool {
 		case "id":
 			return d.str(&p.ID)
 		case "name":
-			if d.null() {
-				p.Name = nil
-				return true
-			}
-			s := new(string)
-			if !d.str(s) {
-				return false
-			}
-			p.Name = s
-			return true
+			return nullable(&d, &p.Name, d.str)
 		case "dt":
 			return d.int64s(&p.Dt)
 		case "texts":
