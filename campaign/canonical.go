@@ -118,14 +118,12 @@ func shiftEarlier(cur *sim.Scenario, keeps func(*sim.Scenario) bool) (*sim.Scena
 		var moved bool
 		cur, moved = leastKept(whole, cur, shifted, keeps)
 		changed = changed || moved
-		next := first
-		if moved {
-			// The group's first time now: the gap left, above below.
-			next = first
-			for _, t := range collect(cur) {
-				if *t > below {
-					next = min(next, *t)
-				}
+		// The next group starts past this one's first time, where the
+		// move left it: the least time above the one before.
+		next := math.Inf(1)
+		for _, t := range collect(cur) {
+			if *t > below {
+				next = min(next, *t)
 			}
 		}
 		from = math.Nextafter(next, math.Inf(1))

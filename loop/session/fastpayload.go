@@ -16,12 +16,10 @@ import (
 // encoding/json was most of the time it took to read a log: it checks the
 // data's grammar once more (the line was checked whole already) and
 // matches each key by reflection.
-func decodeFast(p Payload, data []byte) bool { return decodeFastIn(p, data, nil) }
-
-// decodeFastIn is decodeFast with what it keeps allocated in a reader's
-// runs (strings interned, raw values copied into runs of bytes); nil
-// allocates each on its own.
-func decodeFastIn(p Payload, data []byte, in *readerAllocs) bool {
+//
+// What it keeps is allocated from in, a reader's runs (strings interned,
+// raw values copied into runs of bytes); nil allocates each on its own.
+func decodeFast(p Payload, data []byte, in *readerAllocs) bool {
 	d := fastDecoder{b: data, in: in}
 	var ok bool
 	switch p := p.(type) {
@@ -482,47 +480,6 @@ func (d *fastDecoder) raw(m *json.RawMessage) bool {
 	*m = d.in.copyOf(d.b[d.i:end])
 	d.i = end
 	return true
-}
-
-// int64s reads an array of integers; null is a nil slice, [] an empty one.
-func (d *fastDecoder) int64s(out *[]int64) bool {
-	if d.null() {
-		*out = nil
-		return true
-	}
-	if d.i >= len(d.b) || d.b[d.i] != '[' {
-		return false
-	}
-	d.i++
-	list := []int64{}
-	d.space()
-	if d.i < len(d.b) && d.b[d.i] == ']' {
-		d.i++
-		*out = list
-		return true
-	}
-	for {
-		d.space()
-		var n int64
-		if !d.int64(&n) {
-			return false
-		}
-		list = append(list, n)
-		d.space()
-		if d.i >= len(d.b) {
-			return false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			*out = list
-			return true
-		default:
-			return false
-		}
-	}
 }
 
 func (d *fastDecoder) turnStep(turn, step *int) bool {

@@ -12,15 +12,6 @@ import (
 	"github.com/turnsim/turnsim/internal/strictjson"
 )
 
-// typedEventTypes are the event types with a Go payload, in a fixed order
-// for the fuzzer to pick from.
-var typedEventTypes = []string{
-	TypeInboxSpliced, TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd, TypeUserMessage,
-	TypeAssistantChunk, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeRequestHeader,
-	TypeRequestContext, TypeLLMRetry, TypeLLMRetryStarted, TypeCompactionStart, TypeCompactionSummary,
-	TypeCompactionEnd, TypeCompactionPrune, TypeSessionEndSeed,
-}
-
 // typedData splits an event line into its type and data, for seeds.
 func typedData(line string) (string, string, bool) {
 	var e struct {
@@ -52,7 +43,7 @@ func FuzzFastPayload(f *testing.F) {
 			return // decodeFast reads only what the line's check passed
 		}
 		fast := newPayload(typ)
-		if !decodeFast(fast, []byte(data)) {
+		if !decodeFast(fast, []byte(data), nil) {
 			return
 		}
 		slow := newPayload(typ)
@@ -135,7 +126,7 @@ func TestSharedLogsReadWithoutEncodingJSON(t *testing.T) {
 		if !ok || typ == TypeCompactionSummary || typ == TypeCompactionPrune {
 			continue
 		}
-		if decodeFast(newPayload(typ), []byte(data)) {
+		if decodeFast(newPayload(typ), []byte(data), nil) {
 			read++
 			continue
 		}
@@ -155,7 +146,7 @@ func TestSharedLogsReadWithoutEncodingJSON(t *testing.T) {
 func TestFastPayloadEdges(t *testing.T) {
 	for _, c := range fastPayloadEdges {
 		fast := newPayload(c.typ)
-		ok := decodeFast(fast, []byte(c.data))
+		ok := decodeFast(fast, []byte(c.data), nil)
 		if !ok {
 			continue
 		}
@@ -170,7 +161,7 @@ func TestFastPayloadEdges(t *testing.T) {
 	}
 	// Each edge that only encoding/json reads right is left to it.
 	for _, data := range []string{`{"Turn":1}`, `{"tu\u0072n":3}`, `{"turn":null}`, `{"turn":1.0}`, `{"ſurn":1}`, `{"turn":"1"}`} {
-		if decodeFast(new(TurnStart), []byte(data)) {
+		if decodeFast(new(TurnStart), []byte(data), nil) {
 			t.Errorf("turn/start %s read fast; it is encoding/json's", data)
 		}
 	}
@@ -279,5 +270,15 @@ func TestReaderLetsGoOfLongRows(t *testing.T) {
 	}
 	if cap(events) > 2*len(events)+bytesPerEvent {
 		t.Errorf("All returned %d events in room for %d", len(events), cap(events))
+	}
+}
+
+// TestTypedEventTypesHavePayloads: the list the reader spells types from
+// and newPayload agree.
+func TestTypedEventTypesHavePayloads(t *testing.T) {
+	for _, typ := range typedEventTypes {
+		if newPayload(typ) == nil {
+			t.Errorf("%s is listed as typed, but newPayload makes no payload for it", typ)
+		}
 	}
 }

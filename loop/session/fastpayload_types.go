@@ -14,39 +14,37 @@ func (d *fastDecoder) inboxSpliced(p *InboxSpliced) bool {
 		case "outcome":
 			return d.str(&p.Outcome)
 		case "inserted":
-			if d.null() {
-				p.Inserted = nil
-				return true
-			}
-			return d.array(func() bool {
-				p.Inserted = append(p.Inserted, UserMessage{})
-				return d.userMessage(&p.Inserted[len(p.Inserted)-1])
-			}, func() {
-				if p.Inserted == nil {
-					p.Inserted = []UserMessage{}
-				}
-			})
+			return listOf(d, &p.Inserted, d.userMessage)
 		}
 		return false
 	})
 }
 
-// array reads an array, calling elem for each element; empty is called
-// for [] (encoding/json makes an empty slice of it, not nil).
-func (d *fastDecoder) array(elem func() bool, empty func()) bool {
+// listOf reads an array of T, each element with read, as encoding/json
+// reads one into a []T: null is a nil slice, [] an empty one.
+func listOf[T any](d *fastDecoder, out *[]T, read func(*T) bool) bool {
+	if d.null() {
+		*out = nil
+		return true
+	}
 	if d.i >= len(d.b) || d.b[d.i] != '[' {
 		return false
 	}
 	d.i++
+	list := []T{}
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
-		empty()
+		*out = list
 		return true
 	}
 	for {
 		d.space()
-		if !elem() {
+		// Read in place: a value read into and then appended escaped
+		// to the heap, an allocation per element.
+		var zero T
+		list = append(list, zero)
+		if !read(&list[len(list)-1]) {
 			return false
 		}
 		d.space()
@@ -58,6 +56,7 @@ func (d *fastDecoder) array(elem func() bool, empty func()) bool {
 			d.i++
 		case ']':
 			d.i++
+			*out = list
 			return true
 		default:
 			return false
@@ -319,35 +318,14 @@ func decodePackedFast(data []byte, p *packedData) bool {
 		case "name":
 			return nullable(&d, &p.Name, d.str)
 		case "dt":
-			return d.int64s(&p.Dt)
+			return listOf(&d, &p.Dt, d.int64)
 		case "texts":
-			return d.strs(&p.Texts)
+			return listOf(&d, &p.Texts, d.str)
 		case "args":
-			return d.strs(&p.Args)
+			return listOf(&d, &p.Args, d.str)
 		}
 		return false
 	})
 	// A key skipped as unknown is an error to encoding/json here.
 	return ok && d.skipped == 0 && d.end()
-}
-
-// strs reads an array of strings; null is a nil slice, [] an empty one.
-func (d *fastDecoder) strs(out *[]string) bool {
-	if d.null() {
-		*out = nil
-		return true
-	}
-	list := []string{}
-	ok := d.array(func() bool {
-		var s string
-		if !d.str(&s) {
-			return false
-		}
-		list = append(list, s)
-		return true
-	}, func() {})
-	if ok {
-		*out = list
-	}
-	return ok
 }

@@ -328,48 +328,21 @@ func newPayload(typ string) Payload {
 	return nil
 }
 
+// typedEventTypes are the event types with a Go payload.
+var typedEventTypes = []string{
+	TypeInboxSpliced, TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd, TypeUserMessage,
+	TypeAssistantChunk, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeRequestHeader,
+	TypeRequestContext, TypeLLMRetry, TypeLLMRetryStarted, TypeCompactionStart, TypeCompactionSummary,
+	TypeCompactionEnd, TypeCompactionPrune, TypeSessionEndSeed,
+}
+
 // typedEventType returns the constant of a typed event type spelled as
 // name, with no allocation.
 func typedEventType(name []byte) (string, bool) {
-	switch string(name) {
-	case TypeInboxSpliced:
-		return TypeInboxSpliced, true
-	case TypeTurnStart:
-		return TypeTurnStart, true
-	case TypeTurnEnd:
-		return TypeTurnEnd, true
-	case TypeStepStart:
-		return TypeStepStart, true
-	case TypeStepEnd:
-		return TypeStepEnd, true
-	case TypeUserMessage:
-		return TypeUserMessage, true
-	case TypeAssistantChunk:
-		return TypeAssistantChunk, true
-	case TypeAssistantMessage:
-		return TypeAssistantMessage, true
-	case TypeToolCall:
-		return TypeToolCall, true
-	case TypeToolResult:
-		return TypeToolResult, true
-	case TypeRequestHeader:
-		return TypeRequestHeader, true
-	case TypeRequestContext:
-		return TypeRequestContext, true
-	case TypeLLMRetry:
-		return TypeLLMRetry, true
-	case TypeLLMRetryStarted:
-		return TypeLLMRetryStarted, true
-	case TypeCompactionStart:
-		return TypeCompactionStart, true
-	case TypeCompactionSummary:
-		return TypeCompactionSummary, true
-	case TypeCompactionEnd:
-		return TypeCompactionEnd, true
-	case TypeCompactionPrune:
-		return TypeCompactionPrune, true
-	case TypeSessionEndSeed:
-		return TypeSessionEndSeed, true
+	for _, t := range typedEventTypes {
+		if string(name) == t {
+			return t, true
+		}
 	}
 	return "", false
 }

@@ -36,7 +36,7 @@ func decodePayload(typ string, data json.RawMessage, slabs *payloadSlabs, allocs
 		}
 		return &Opaque{Type: typ, Data: data}, nil
 	}
-	if !fastPayloads || !decodeFastIn(p, data, allocs) {
+	if !fastPayloads || !decodeFast(p, data, allocs) {
 		p = newPayload(typ) // what decodeFast set is not encoding/json's to see
 		if err := json.Unmarshal(data, p); err != nil {
 			return nil, fmt.Errorf("%s %s", typ, describeJSONError("data", err))
