@@ -421,12 +421,14 @@ func (c *Config) run(ctx context.Context, count uint64, deadline time.Time, emit
 	}
 	for range workers {
 		wg.Go(func() {
+			// The worker's runs, one after the other, reuse one storage.
+			var st sim.Storage
 			for {
 				i, ok := take()
 				if !ok {
 					return
 				}
-				res := c.safely(c.First + c.Shard.SeedIndex(i))
+				res := c.safely(&st, c.First+c.Shard.SeedIndex(i))
 				mu.Lock()
 				halted = halted || res.Blocked != ""
 				done[i] = res
@@ -444,19 +446,20 @@ func (c *Config) run(ctx context.Context, count uint64, deadline time.Time, emit
 
 // safely runs a seed; a panic of turnsim itself (the system under test's
 // are caught by the world) becomes that seed's internal error.
-func (c *Config) safely(seed uint64) (res *Result) {
+func (c *Config) safely(st *sim.Storage, seed uint64) (res *Result) {
 	defer func() {
 		if p := recover(); p != nil {
+			*st = sim.Storage{} // the run that panicked may have left it half written
 			res = &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Internal: fmt.Sprintf("%v\n%s", p, debug.Stack())}
 		}
 	}()
-	return c.one(seed)
+	return c.one(st, seed)
 }
 
 // One runs one seed and, when it fails, shrinks it and writes its corpus
 // entry (with Corpus set).
 func (c *Config) One(seed uint64) *Result {
-	res := c.one(seed)
+	res := c.one(nil, seed)
 	c.record(res)
 	return res
 }
@@ -477,9 +480,15 @@ func (c *Config) Investigate(r *Result) *Result {
 	return c.One(r.seed)
 }
 
-// one is One without the corpus write, which Run makes in seed order.
-func (c *Config) one(seed uint64) *Result {
-	v := judge.RunSeed(seed, c.Overrides, c.Sim, Sampled(seed, c.Sample))
+// one is One without the corpus write, which Run makes in seed order,
+// with the run in a worker's storage (nil: memory of its own). A failing
+// run's verdict is kept past the storage's next run: it takes the
+// storage's memory with it, and the worker goes on with new.
+func (c *Config) one(st *sim.Storage, seed uint64) *Result {
+	v := judge.RunSeedIn(st, seed, c.Overrides, c.Sim, Sampled(seed, c.Sample))
+	if st != nil && (len(v.Violations) > 0 || v.Result.Blocked != "") {
+		*st = sim.Storage{}
+	}
 	res := &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Events: len(v.Result.Events), Violations: v.Violations,
 		Findings: v.Result.Findings, ViewFindings: v.Result.ViewFindings, ViewChecked: v.Result.ViewChecked}
 	if c.Stats {

@@ -16,8 +16,9 @@ func BenchmarkRun(b *testing.B) {
 	b.ReportAllocs()
 	events, runs := 0, 0
 	seed := uint64(1)
+	var st sim.Storage // one worker's, as a campaign's
 	for b.Loop() {
-		v := RunSeed(seed, faults.Overrides{}, sim.Options{}, false)
+		v := RunSeedIn(&st, seed, faults.Overrides{}, sim.Options{}, false)
 		if len(v.Violations) > 0 {
 			b.Fatalf("seed %#x: %s", seed, v.Violations[0])
 		}

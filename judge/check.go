@@ -26,7 +26,12 @@ type Explainer interface {
 // explains go to the result's Findings. A scenario the system refused is
 // no run and has no violations (Result.Refused says why).
 func Check(s *sim.Scenario, opts sim.Options) (*sim.Result, []oracle.Violation) {
-	res := sim.RunWith(s, opts)
+	return checkIn(nil, s, opts)
+}
+
+// checkIn is Check with the run in a worker's storage (sim.RunIn).
+func checkIn(st *sim.Storage, s *sim.Scenario, opts sim.Options) (*sim.Result, []oracle.Violation) {
+	res := sim.RunIn(st, s, opts)
 	if res.Refused != "" {
 		return res, nil
 	}

@@ -23,8 +23,16 @@ type Verdict struct {
 // checkDeterminism it runs the plan twice and reports different bytes as a
 // nondeterminism violation.
 func RunSeed(seed uint64, o faults.Overrides, opts sim.Options, checkDeterminism bool) Verdict {
+	return RunSeedIn(nil, seed, o, opts, checkDeterminism)
+}
+
+// RunSeedIn is RunSeed with the run in a worker's storage (sim.RunIn):
+// the verdict's result is read until the storage's next run, and a
+// verdict kept longer leaves its storage to it (the worker goes on with a
+// new one).
+func RunSeedIn(st *sim.Storage, seed uint64, o faults.Overrides, opts sim.Options, checkDeterminism bool) Verdict {
 	c, s := faults.DrawFor(seed, o, opts)
-	res, vs := Check(s, opts)
+	res, vs := checkIn(st, s, opts)
 	if res.Refused != "" {
 		// The plan was put in the system's terms: one it refuses is
 		// turnsim's fault, the seed's internal error.

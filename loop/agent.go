@@ -122,10 +122,24 @@ func (a *Agent) AppendSurface(p session.Payload, op session.SurfaceOp, sources [
 	return a.notify(a.log.AppendSurface(p, op, sources), nil)
 }
 
-// appendNode appends a surface event whose node the loop already knows,
-// so that the surface need not decode the content it just encoded.
-func (a *Agent) appendNode(p session.Payload, sources []int64, node SurfaceNode) session.Event {
-	return a.notify(a.log.AppendSurface(p, session.SurfaceOp{Op: session.SurfaceAppend}, sources), &node)
+// AppendCopy is Append of a copy of *p, kept in the log's storage
+// (session.AppendCopy): the loop's own events are literals that stay on
+// its stack, and a run in a reused storage allocates none of them.
+func AppendCopy[T any, P interface {
+	*T
+	session.Payload
+}](a *Agent, p *T) session.Event {
+	return a.notify(session.AppendCopy[T, P](a.log, p), nil)
+}
+
+// appendNode appends a copy of *p as a surface event whose node the loop
+// already knows, so that the surface need not decode the content it just
+// encoded.
+func appendNode[T any, P interface {
+	*T
+	session.Payload
+}](a *Agent, p *T, sources []int64, node SurfaceNode) session.Event {
+	return a.notify(session.AppendSurfaceCopy[T, P](a.log, p, session.SurfaceOp{Op: session.SurfaceAppend}, sources), &node)
 }
 
 func (a *Agent) notify(e session.Event, node *SurfaceNode) session.Event {
@@ -181,7 +195,7 @@ func (a *Agent) Send(m session.UserMessage, target string, wakeup bool) error {
 	start := len(*list)
 	*list = append(*list, m)
 	drives := a.drives
-	a.Append(&session.InboxSpliced{Target: target, Start: start, Inserted: []session.UserMessage{m}})
+	AppendCopy(a, &session.InboxSpliced{Target: target, Start: start, Inserted: []session.UserMessage{m}})
 	switch {
 	case !wakeup || a.drives != drives:
 	case a.disposed && a.cfg.Disposal == DisposalRC8 && !a.running:
@@ -251,11 +265,11 @@ func (a *Agent) cancelActivity(cause session.Cause, keepInbox bool) {
 func (a *Agent) clearInbox() {
 	if n := len(a.nextStep); n > 0 {
 		a.nextStep = nil
-		a.Append(&session.InboxSpliced{Target: NextStep, Start: 0, RemovedCount: n, Outcome: "canceled"})
+		AppendCopy(a, &session.InboxSpliced{Target: NextStep, Start: 0, RemovedCount: n, Outcome: "canceled"})
 	}
 	if n := len(a.nextTurn); n > 0 {
 		a.nextTurn = nil
-		a.Append(&session.InboxSpliced{Target: NextTurn, Start: 0, RemovedCount: n, Outcome: "canceled"})
+		AppendCopy(a, &session.InboxSpliced{Target: NextTurn, Start: 0, RemovedCount: n, Outcome: "canceled"})
 	}
 }
 

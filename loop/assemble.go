@@ -165,13 +165,15 @@ func blocksText(blocks []block) string {
 	return string(out)
 }
 
-func toolResultContent(callID string, out ToolOutcome) json.RawMessage {
-	// Sized for the text once: tool output is the largest thing a step
-	// encodes, and growing by doubling copied it several times.
-	raw := make([]byte, 0, len(out.Text)+len(callID)+96)
-	raw = append(raw, `[{"type":"tool-result","toolCallId":`...)
+func toolResultContent(log *session.Log, callID string, out ToolOutcome) json.RawMessage {
+	const head, middle, tail = `[{"type":"tool-result","toolCallId":`, `,"content":[{"type":"text","text":`, `}],"isError":false}]`
+	// Sized for the text once, exactly (a text's newlines are written
+	// twice as long): tool output is the largest thing a step encodes,
+	// and growing by doubling copied it several times.
+	raw := log.Room(len(head) + session.QuotedLen(callID) + len(middle) + session.QuotedLen(out.Text) + len(tail))
+	raw = append(raw, head...)
 	raw = session.AppendString(raw, callID)
-	raw = append(raw, `,"content":[{"type":"text","text":`...)
+	raw = append(raw, middle...)
 	raw = session.AppendString(raw, out.Text)
 	raw = append(raw, `}],"isError":`...)
 	raw = strconv.AppendBool(raw, out.IsError)

@@ -47,7 +47,7 @@ func (a *Agent) runTurn() bool {
 	a.turn++
 	a.lastTurn = a.turn
 	a.openTurn = a.turn
-	a.Append(&session.TurnStart{Turn: a.turn})
+	AppendCopy(a, &session.TurnStart{Turn: a.turn})
 	reason, err := a.turnBody()
 	if err != nil {
 		if a.signalled() {
@@ -57,7 +57,7 @@ func (a *Agent) runTurn() bool {
 			reason = session.TurnEndReason{Kind: session.EndError, Error: &f}
 		}
 	}
-	a.Append(&session.TurnEnd{Turn: a.turn, Reason: reason})
+	AppendCopy(a, &session.TurnEnd{Turn: a.turn, Reason: reason})
 	a.openTurn = 0
 	if err != nil {
 		return false
@@ -105,14 +105,14 @@ func (a *Agent) turnBody() (session.TurnEndReason, error) {
 		if a.signalled() {
 			return session.TurnEndReason{}, errAborted
 		}
-		a.Append(&session.StepStart{Turn: a.turn, Step: step})
+		AppendCopy(a, &session.StepStart{Turn: a.turn, Step: step})
 		a.step = step
 		steps++
 		for i := range batch {
 			a.AppendSurface(&batch[i], session.SurfaceOp{Op: session.SurfaceAppend}, nil)
 		}
 		out, err := a.runStep()
-		a.Append(&session.StepEnd{Turn: a.turn, Step: step})
+		AppendCopy(a, &session.StepEnd{Turn: a.turn, Step: step})
 		if err != nil {
 			return session.TurnEndReason{}, err
 		}
@@ -156,11 +156,11 @@ func (a *Agent) claim(boundary string) []session.UserMessage {
 	var steps, turn []session.UserMessage
 	if len(a.nextStep) > 0 {
 		steps, a.nextStep = a.nextStep, nil
-		a.Append(&session.InboxSpliced{Target: NextStep, Start: 0, RemovedCount: len(steps)})
+		AppendCopy(a, &session.InboxSpliced{Target: NextStep, Start: 0, RemovedCount: len(steps)})
 	}
 	if boundary == NextTurn && len(a.nextTurn) > 0 {
 		turn, a.nextTurn = a.nextTurn[:1:1], a.nextTurn[1:]
-		a.Append(&session.InboxSpliced{Target: NextTurn, Start: 0, RemovedCount: 1})
+		AppendCopy(a, &session.InboxSpliced{Target: NextTurn, Start: 0, RemovedCount: 1})
 	}
 	if len(steps) == 0 {
 		return turn // no copy: the common case, a prompt alone

@@ -100,7 +100,7 @@ func (a *Agent) hasHeader() bool {
 }
 
 func (a *Agent) appendHeader(t Target, reason string) {
-	a.Append(&session.RequestHeader{Header: session.RequestHeaderBody{Config: session.RequestConfig{Provider: t.Provider, Model: t.Model}}, Reason: reason})
+	AppendCopy(a, &session.RequestHeader{Header: session.RequestHeaderBody{Config: session.RequestConfig{Provider: t.Provider, Model: t.Model}}, Reason: reason})
 	a.lastHeader = t
 }
 
@@ -157,7 +157,7 @@ func (a *Agent) stream(req *Request, route *Route) (*attemptResult, error) {
 		if a.signalled() {
 			return nil, a.interrupt(req, res)
 		}
-		e := a.Append(&session.AssistantChunk{Turn: a.turn, Step: a.step, Chunk: c})
+		e := AppendCopy(a, &session.AssistantChunk{Turn: a.turn, Step: a.step, Chunk: c})
 		res.chunks = append(res.chunks, e.Seq)
 		res.assembler.feed(&c)
 		if c.Type == session.ChunkFinish {
@@ -223,7 +223,7 @@ func (a *Agent) succeed(req *Request, res *attemptResult) (stepOutcome, error) {
 			callIDs = append(callIDs, b.ID)
 		}
 	}
-	a.appendNode(&session.AssistantMessage{Turn: a.turn, Step: a.step, Message: body, Usage: res.assembler.usage},
+	appendNode(a, &session.AssistantMessage{Turn: a.turn, Step: a.step, Message: body, Usage: res.assembler.usage},
 		res.sources(), SurfaceNode{Kind: NodeAssistant, Text: text, Tokens: blocksTokens(blocks), ToolCalls: callIDs})
 	if maxTokens {
 		return outcomeMaxTokens, nil
@@ -241,7 +241,7 @@ func (a *Agent) succeed(req *Request, res *attemptResult) (stepOutcome, error) {
 func (a *Agent) runTools(calls []block) {
 	for _, c := range calls {
 		call := ToolCall{Turn: a.turn, Step: a.step, ID: c.ID, Name: c.Name, Arguments: c.Text}
-		callEvent := a.Append(&session.ToolCall{Turn: a.turn, Step: a.step, CallID: c.ID, Name: c.Name, Arguments: c.Text})
+		callEvent := AppendCopy(a, &session.ToolCall{Turn: a.turn, Step: a.step, CallID: c.ID, Name: c.Name, Arguments: c.Text})
 		var out ToolOutcome
 		var toolErr *session.ToolError
 		if a.signalled() {
@@ -256,8 +256,8 @@ func (a *Agent) runTools(calls []block) {
 				toolErr = &session.ToolError{Name: "AbortError", Code: "ABORTED"}
 			}
 		}
-		a.appendNode(&session.ToolResult{Turn: a.turn, Step: a.step, Error: toolErr, Message: &session.UserMessage{
-			Content: toolResultContent(c.ID, out),
+		appendNode(a, &session.ToolResult{Turn: a.turn, Step: a.step, Error: toolErr, Message: &session.UserMessage{
+			Content: toolResultContent(a.log, c.ID, out),
 			Source:  session.Source{Kind: "tool", CallID: c.ID},
 			Role:    "user",
 			ID:      a.ports.IDs.NewID(IDMessage),

@@ -64,7 +64,7 @@ func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Str
 	m.w.facts.Requests = append(m.w.facts.Requests, oracle.Request{Seq: int64(m.w.agent.Log().Len()), Order: m.w.nextOrder(),
 		Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Messages: rec.Messages})
 	m.w.point(AfterModelCall)
-	return Play(out, n, &m.w.clock, s.StreamIdleTimeoutMs), nil
+	return play(&m.w.room, out, n, &m.w.clock, s.StreamIdleTimeoutMs), nil
 }
 
 // messageSeqs keeps the seqs of the requests' messages with their common
@@ -97,7 +97,13 @@ func (s *messageSeqs) of(req *loop.Request) []int64 {
 // watchdog), or the end of the stream. Its waits are on clock: the world's
 // virtual clock, or a harness's own (package baseline).
 func Play(out Outcome, request int, clock loop.Clock, idleTimeoutMs float64) loop.Stream {
-	return &scriptedStream{clock: clock, idleTimeoutMs: idleTimeoutMs, out: out, chunks: chunksOf(&out, request)}
+	return play(nil, out, request, clock, idleTimeoutMs)
+}
+
+// play is Play with the chunks made in a world's room (nil: memory of
+// their own).
+func play(room *chunkRoom, out Outcome, request int, clock loop.Clock, idleTimeoutMs float64) loop.Stream {
+	return &scriptedStream{clock: clock, idleTimeoutMs: idleTimeoutMs, out: out, chunks: room.chunksOf(&out, request)}
 }
 
 // scriptedStream plays one outcome: latency, its chunks, then the end.
@@ -160,67 +166,107 @@ func (s *Scenario) OutageAt(ms float64) *Outage {
 
 // chunksOf is what an outcome streams; a failure or a hang streams the
 // first AfterChunks chunks of its Stream (default: a text response).
-func chunksOf(out *Outcome, request int) []session.StreamChunk {
+func (r *chunkRoom) chunksOf(out *Outcome, request int) []session.StreamChunk {
 	if out.Fail != nil || out.Hang {
 		stream := out.Stream
 		if stream == nil {
-			stream = &Outcome{Text: ptr("partial output")}
+			stream = &partialOutput
 		}
 		if stream.Text != nil && *stream.Text == "" {
 			return nil // an empty stream streams nothing before its failure
 		}
-		all := chunksOf(stream, request)
+		all := r.chunksOf(stream, request)
 		return all[:min(out.AfterChunks, len(all))]
 	}
 	usage := session.StreamChunk{Type: session.ChunkUsage, Usage: usageJSON}
-	finish := func(kind string) session.StreamChunk {
-		return session.StreamChunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: kind}}
-	}
 	switch {
 	case out.Text != nil && *out.Text == "":
 		// DSH's DeepSeek adapter turns a completion without content into an
 		// in-band failure (docs/dsh.md#deepseek-adapter): its usage, then
 		// an error finish (seen on 0.1.0-rc.8 for an empty content delta).
-		return []session.StreamChunk{usage, {Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishError,
-			Failure: &session.LlmFailure{Code: "EMPTY_RESPONSE", Message: "model returned a completed response with no content"}}}}
+		return append(r.chunks(2), usage, session.StreamChunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishError,
+			Failure: &session.LlmFailure{Code: "EMPTY_RESPONSE", Message: "model returned a completed response with no content"}}})
 	case out.Text != nil:
-		return append(textBlock(0, *out.Text), usage, finish(session.FinishStop))
+		return append(r.textBlock(0, *out.Text), usage, session.StreamChunk{Type: session.ChunkFinish, Reason: &finishStop})
 	case out.MaxTokens != nil:
-		return append(textBlock(0, *out.MaxTokens), usage, finish(session.FinishMaxTokens))
+		return append(r.textBlock(0, *out.MaxTokens), usage, session.StreamChunk{Type: session.ChunkFinish, Reason: &finishMaxTokens})
 	case len(out.ToolCalls) > 0:
-		cs := make([]session.StreamChunk, 0, 3*len(out.ToolCalls)+2)
+		cs := r.chunks(3*len(out.ToolCalls) + 2)
 		for k, call := range out.ToolCalls {
 			id := toolCallID(request, k)
 			name := call.Name
 			// {"type":"tool-call","id","name","arguments"}, encoded by hand
 			// as encoding/json would (session.AppendString is fuzzed
 			// against it): the reflection was a tenth of a run.
-			block := make([]byte, 0, 64+len(id)+len(name)+len(call.Arguments))
-			block = append(block, `{"type":"tool-call","id":`...)
+			const head, idKey, nameKey, argumentsKey = `{"type":"tool-call","id":`, `,"name":`, `,"arguments":`, `}`
+			block := r.bytes(len(head) + session.QuotedLen(id) + len(idKey) + session.QuotedLen(name) + len(nameKey) +
+				session.QuotedLen(call.Arguments) + len(argumentsKey))
+			block = append(block, head...)
 			block = session.AppendString(block, id)
-			block = append(block, `,"name":`...)
+			block = append(block, idKey...)
 			block = session.AppendString(block, name)
-			block = append(block, `,"arguments":`...)
-			block = append(session.AppendString(block, call.Arguments), '}')
+			block = append(block, nameKey...)
+			block = append(session.AppendString(block, call.Arguments), argumentsKey...)
 			cs = append(cs,
 				session.StreamChunk{Type: session.ChunkBlockStart, Index: k, BlockType: "tool-call"},
 				session.StreamChunk{Type: session.ChunkToolCallDelta, Index: k, ID: id, Name: &name, ArgumentsDelta: call.Arguments},
 				session.StreamChunk{Type: session.ChunkBlockEnd, Index: k, Block: block})
 		}
-		return append(cs, usage, finish(session.FinishToolCalls))
+		return append(cs, usage, session.StreamChunk{Type: session.ChunkFinish, Reason: &finishToolCalls})
 	}
 	return nil
 }
 
+// The finish reasons of scripted answers, shared by their chunks: a
+// reason is read, never changed.
+var (
+	finishStop      = session.FinishReason{Kind: session.FinishStop}
+	finishMaxTokens = session.FinishReason{Kind: session.FinishMaxTokens}
+	finishToolCalls = session.FinishReason{Kind: session.FinishToolCalls}
+	partialOutput   = Outcome{Text: ptr("partial output")}
+)
+
 // textBlock is a text block's three chunks, in a slice with room for the
 // usage and finish chunks an answer appends.
-func textBlock(index int, text string) []session.StreamChunk {
-	block := append(session.AppendString([]byte(`{"type":"text","text":`), text), '}')
-	return append(make([]session.StreamChunk, 0, 5), []session.StreamChunk{
-		{Type: session.ChunkBlockStart, Index: index, BlockType: "text"},
-		{Type: session.ChunkTextDelta, Index: index, Text: text},
-		{Type: session.ChunkBlockEnd, Index: index, Block: block},
-	}...)
+func (r *chunkRoom) textBlock(index int, text string) []session.StreamChunk {
+	const head, tail = `{"type":"text","text":`, `}`
+	block := r.bytes(len(head) + session.QuotedLen(text) + len(tail))
+	block = append(session.AppendString(append(block, head...), text), tail...)
+	return append(r.chunks(5),
+		session.StreamChunk{Type: session.ChunkBlockStart, Index: index, BlockType: "text"},
+		session.StreamChunk{Type: session.ChunkTextDelta, Index: index, Text: text},
+		session.StreamChunk{Type: session.ChunkBlockEnd, Index: index, Block: block})
+}
+
+// chunkRoom is where a world makes the chunks its scripted model streams:
+// the chunks in one run of them, reused run after run with the world's
+// storage, and their blocks' bytes in the log's room. A stream's chunks
+// are copied into the log's events as they are read, so a run's streams
+// can share one run of chunks. A nil room makes each in memory of its own.
+type chunkRoom struct {
+	run []session.StreamChunk
+	log *session.Log
+}
+
+// chunks is an empty slice with room for n chunks.
+func (r *chunkRoom) chunks(n int) []session.StreamChunk {
+	if r == nil {
+		return make([]session.StreamChunk, 0, n)
+	}
+	if cap(r.run)-len(r.run) < n {
+		r.run = make([]session.StreamChunk, 0, max(2*cap(r.run), n, 32))
+	}
+	start := len(r.run)
+	r.run = r.run[:start+n]
+	return r.run[start : start : start+n]
+}
+
+// bytes is an empty slice with room for n bytes an event keeps.
+func (r *chunkRoom) bytes(n int) []byte {
+	if r == nil || r.log == nil {
+		return make([]byte, 0, n)
+	}
+	return r.log.Room(n)
 }
 
 func toolCallID(request, k int) string { return fmt.Sprintf("call-%d-%d", request+1, k+1) }

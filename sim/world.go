@@ -136,6 +136,10 @@ type World struct {
 	answeringThrows bool
 	retryDisposed   bool
 	facts           oracle.Facts
+	// mem is the worker's storage the run reuses, or nil (RunIn).
+	mem *Storage
+	// room is where the scripted model makes its chunks.
+	room chunkRoom
 	// watch is the plug-ins' watchdog's view of the run, nil when no
 	// watchdog runs; abandoned says the watchdog gave up on the run
 	// (guard.go).
@@ -222,7 +226,13 @@ func Run(s *Scenario) *Result { return RunWith(s, Options{}) }
 
 // RunWith is Run with options. A run with listeners of one's own plugged
 // in runs under the watchdog (guard.go).
-func RunWith(s *Scenario, opts Options) *Result {
+func RunWith(s *Scenario, opts Options) *Result { return RunIn(nil, s, opts) }
+
+// RunIn is RunWith in a worker's storage (nil: memory of the run's own):
+// the run reuses the memory of the last run in st, whose result must no
+// longer be read. A run the watchdog supervises, or of another system,
+// uses memory of its own: an abandoned run could still be writing.
+func RunIn(st *Storage, s *Scenario, opts Options) *Result {
 	if sys := opts.System; sys != nil {
 		opts.System = nil // the system runs the model itself where it needs to
 		return sys.Run(s, opts)
@@ -231,6 +241,7 @@ func RunWith(s *Scenario, opts Options) *Result {
 	if opts.BlockedAfter >= 0 && slices.ContainsFunc(s.ListenerOrder, func(name string) bool { _, ok := find(opts.Listeners, name); return ok }) {
 		return w.supervise(opts, cmp.Or(opts.BlockedAfter, DefaultBlockedAfter))
 	}
+	w.mem = st
 	return w.run(opts)
 }
 
@@ -240,13 +251,23 @@ func (w *World) run(opts Options) (res *Result) {
 	if s.Compaction != nil {
 		w.facts.MaxOverflowRetries = s.Compaction.MaxOverflowRetries
 	}
-	log := session.NewLog(session.Header{ID: "scenario-" + s.Name, CreatedAt: Epoch.UnixMilli()}, &w.clock)
-	log.Grow(64) // most runs fit
-	w.facts.TimeNs = make([]int64, 0, 64)
-	// Room for a typical run's facts at once.
-	w.facts.Requests = make([]oracle.Request, 0, 8)
-	w.facts.Decisions = make([]oracle.Decision, 0, 8)
-	w.requests = make([]RequestRecord, 0, 8)
+	header := session.Header{ID: "scenario-" + s.Name, CreatedAt: Epoch.UnixMilli()}
+	var log *session.Log
+	if m := w.mem; m != nil {
+		log = session.NewLogIn(&m.log, header, &w.clock)
+		w.facts.TimeNs, w.facts.Requests, w.facts.Decisions = m.timeNs[:0], m.facts[:0], m.decisions[:0]
+		w.requests, w.room.run = m.requests[:0], m.chunks[:0]
+		defer m.keep(w)
+	} else {
+		log = session.NewLog(header, &w.clock)
+		log.Grow(64) // most runs fit
+		w.facts.TimeNs = make([]int64, 0, 64)
+		// Room for a typical run's facts at once.
+		w.facts.Requests = make([]oracle.Request, 0, 8)
+		w.facts.Decisions = make([]oracle.Decision, 0, 8)
+		w.requests = make([]RequestRecord, 0, 8)
+	}
+	w.room.log = log
 	routes := map[string]*loop.Route{s.Provider: {RetryPolicy: s.RetryPolicy, ContextWindow: s.ContextWindow}}
 	if s.NoAdapter {
 		routes = nil
@@ -451,7 +472,7 @@ func (w *World) inputAction(i int, in Input) func() {
 	return func() {
 		w.record(in.What())
 		w.actions[len(w.actions)-1].Input = i + 1
-		m := session.UserMessage{Content: textContent(in.Text), Source: session.Source{Kind: "user"}, Role: "user", ID: w.ids.NewID(loop.IDMessage)}
+		m := session.UserMessage{Content: textContent(w.agent.Log(), in.Text), Source: session.Source{Kind: "user"}, Role: "user", ID: w.ids.NewID(loop.IDMessage)}
 		var err error
 		switch in.Kind {
 		case "send", "followup":
@@ -588,7 +609,8 @@ func shorten(s string) string {
 	return s
 }
 
-func textContent(text string) []byte {
-	b := session.AppendString([]byte(`[{"type":"text","text":`), text)
-	return append(b, `}]`...)
+func textContent(log *session.Log, text string) []byte {
+	const head, tail = `[{"type":"text","text":`, `}]`
+	b := log.Room(len(head) + session.QuotedLen(text) + len(tail))
+	return append(session.AppendString(append(b, head...), text), tail...)
 }

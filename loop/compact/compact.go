@@ -162,9 +162,9 @@ func (c *Compactor) compact(ev *loop.RequestError, target loop.Target) error {
 		return errors.New("compaction needs an open turn")
 	}
 	id := a.IDs().NewID(loop.IDCompaction)
-	start := a.Append(&session.CompactionStart{CompactionID: id, Turn: &turn})
+	start := loop.AppendCopy(a, &session.CompactionStart{CompactionID: id, Turn: &turn})
 	fail := func(err error) error {
-		a.Append(&session.CompactionEnd{CompactionID: id, Turn: &turn, Error: loop.ErrorChain(err)})
+		loop.AppendCopy(a, &session.CompactionEnd{CompactionID: id, Turn: &turn, Error: loop.ErrorChain(err)})
 		return err
 	}
 	generation, size := a.Surface().ReplaceGeneration(), len(a.Surface().Nodes())
@@ -188,7 +188,7 @@ func (c *Compactor) compact(ev *loop.RequestError, target loop.Target) error {
 	}
 	blocks := summaryBlocks(summary.Text)
 	maxTokens := c.cfg.MaxTokens
-	sum := a.Append(&session.CompactionSummary{CompactionID: id, Summary: blocks, RawOutput: blocks, LLMStreamCall: true,
+	sum := loop.AppendCopy(a, &session.CompactionSummary{CompactionID: id, Summary: blocks, RawOutput: blocks, LLMStreamCall: true,
 		ShadowedRange: session.SeqRange{Start: seqs[0], End: seqs[len(seqs)-1]}, ShadowedSeqs: seqs,
 		ShadowedTokenCount: int64(shadowedTokens), Provider: target.Provider, Model: target.Model,
 		MaxTokens: &maxTokens, Usage: usage(summary)})
@@ -199,7 +199,7 @@ func (c *Compactor) compact(ev *loop.RequestError, target loop.Target) error {
 		ID:      a.IDs().NewID(loop.IDMessage),
 	}, session.SurfaceOp{Op: session.SurfaceReplace, Start: seqs[0], End: seqs[len(seqs)-1]},
 		append([]int64{start.Seq, sum.Seq}, seqs...))
-	a.Append(&session.CompactionEnd{CompactionID: id, Turn: &turn})
+	loop.AppendCopy(a, &session.CompactionEnd{CompactionID: id, Turn: &turn})
 	return nil
 }
 

@@ -39,7 +39,7 @@ func (c *Compactor) prune(a *loop.Agent) {
 			continue
 		}
 		text := n.Text[:p.HeadChars] + PruneMarker + n.Text[len(n.Text)-p.TailChars:]
-		a.Append(&session.CompactionPrune{ShadowedRange: session.SeqRange{Start: n.Seq, End: n.Seq},
+		loop.AppendCopy(a, &session.CompactionPrune{ShadowedRange: session.SeqRange{Start: n.Seq, End: n.Seq},
 			ShadowedSeqs: []int64{n.Seq}, ShadowedTokenCount: int64(n.Tokens)})
 		a.AppendSurface(&session.ToolResult{Turn: orig.Turn, Step: orig.Step, Message: &session.UserMessage{
 			Content: prunedContent(n.CallID, text),

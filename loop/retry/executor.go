@@ -145,7 +145,7 @@ func (x *Executor) backoff(ev *loop.RequestError, p *loop.RetryPolicy, key, retr
 	if cancelled {
 		return loop.NoAction, nil // no llm/retry-started
 	}
-	ev.Agent.Append(&session.LLMRetryStarted{RetryID: retryID, Turn: ev.Turn, Step: ev.Step, Retry: retry})
+	loop.AppendCopy(ev.Agent, &session.LLMRetryStarted{RetryID: retryID, Turn: ev.Turn, Step: ev.Step, Retry: retry})
 	return loop.Retry, nil
 }
 

@@ -33,6 +33,36 @@ func writeJSONString(b *bytes.Buffer, s string) {
 	_ = writeValue(b, s)
 }
 
+// QuotedLen is the length of s as AppendString writes it, quotes
+// included: what to make room for before writing a long text, which would
+// otherwise be copied again as the room grew.
+func QuotedLen(s string) int {
+	n := len(s) + 2
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			switch {
+			case b >= 0x20 && b != '"' && b != '\\':
+			case b == '"', b == '\\', b == '\n', b == '\r', b == '\t', b == '\b', b == '\f':
+				n++
+			default:
+				n += 5
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 5 // \ufffd for one byte
+		case r == '\u2028' || r == '\u2029':
+			n += 6 - size
+		}
+		i += size
+	}
+	return n
+}
+
 // AppendString appends s as a JSON string exactly as encoding/json writes
 // it without HTML escaping (control characters as \n, \r, \t, \b, \f or \u00XX,
 // U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD), without reflection:

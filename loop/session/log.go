@@ -17,30 +17,39 @@ type Clock interface {
 type Log struct {
 	header Header
 	clock  Clock
-	events []Event
+	mem    *Storage
 }
 
-// NewLog starts an empty log with header h.
+// NewLog starts an empty log with header h, in memory of its own.
 func NewLog(h Header, clock Clock) *Log {
-	return &Log{header: h, clock: clock}
+	return &Log{header: h, clock: clock, mem: &Storage{}}
+}
+
+// NewLogIn starts an empty log with header h in st's memory, which the
+// log before it in st gave back: that log's events, and the payloads
+// appended to it by copy, must no longer be read.
+func NewLogIn(st *Storage, h Header, clock Clock) *Log {
+	st.reset()
+	return &Log{header: h, clock: clock, mem: st}
 }
 
 // Header is the log's header.
 func (l *Log) Header() Header { return l.header }
 
 // Len is the number of events; the next event gets seq Len().
-func (l *Log) Len() int { return len(l.events) }
+func (l *Log) Len() int { return len(l.mem.events) }
 
 // Events returns the events in seq order. The slice must not be modified.
-func (l *Log) Events() []Event { return l.events }
+func (l *Log) Events() []Event { return l.mem.events }
 
 // At returns the event with the given seq.
-func (l *Log) At(seq int64) *Event { return &l.events[seq] }
+func (l *Log) At(seq int64) *Event { return &l.mem.events[seq] }
 
 // Grow makes room for n more events without reallocating.
-func (l *Log) Grow(n int) { l.events = slices.Grow(l.events, n) }
+func (l *Log) Grow(n int) { l.mem.events = slices.Grow(l.mem.events, n) }
 
-// Append appends a non-surface event and returns it.
+// Append appends a non-surface event and returns it. The log keeps p
+// itself; AppendCopy keeps a copy in the log's storage.
 func (l *Log) Append(p Payload) Event {
 	return l.append(Event{Data: p})
 }
@@ -48,12 +57,31 @@ func (l *Log) Append(p Payload) Event {
 // AppendSurface appends a surface event with its surface operation and the
 // seqs it was derived from.
 func (l *Log) AppendSurface(p Payload, op SurfaceOp, sourceEventSeqs []int64) Event {
-	return l.append(Event{Data: p, SurfaceOp: &op, SourceEventSeqs: sourceEventSeqs})
+	return l.append(Event{Data: p, SurfaceOp: l.mem.ops.put(&op), SourceEventSeqs: sourceEventSeqs})
 }
 
+// AppendCopy appends a non-surface event whose payload is a copy of *v in
+// the log's storage: with a Storage reused run after run, appending
+// allocates nothing once the storage has grown to a run's size. The
+// caller's *v is not kept, so a literal can stay on its stack.
+func AppendCopy[T any, P payloadPointer[T]](l *Log, v *T) Event {
+	return l.append(Event{Data: keep[T, P](l.mem, v)})
+}
+
+// AppendSurfaceCopy is AppendSurface with a copy of *v, as AppendCopy.
+func AppendSurfaceCopy[T any, P payloadPointer[T]](l *Log, v *T, op SurfaceOp, sourceEventSeqs []int64) Event {
+	return l.append(Event{Data: keep[T, P](l.mem, v), SurfaceOp: l.mem.ops.put(&op), SourceEventSeqs: sourceEventSeqs})
+}
+
+// Room is an empty slice with room for n bytes that an event of the log
+// keeps (the JSON of a block or a content), from the log's storage: the
+// storage's next log writes over them. A slice grown past n is copied to
+// memory of its own, as any append would.
+func (l *Log) Room(n int) []byte { return l.mem.room(n) }
+
 func (l *Log) append(e Event) Event {
-	e.Seq = int64(len(l.events))
+	e.Seq = int64(len(l.mem.events))
 	e.Time = l.clock.Now().UnixMilli()
-	l.events = append(l.events, e)
+	l.mem.events = append(l.mem.events, e)
 	return e
 }

@@ -1,0 +1,155 @@
+package session
+
+// Storage is the memory a log's events live in: the events themselves,
+// the payloads appended by copy and the surface operations. A worker that
+// runs log after run hands each new log the storage of the last
+// (NewLogIn), so that a run allocates no event once the storage has grown
+// to a run's size: appending is then writing into memory already there,
+// and the garbage collector, which ran every few dozen runs to free the
+// last ones' events, has nothing of them to free.
+//
+// The zero value is ready to use. A storage is one worker's: the log in it
+// is read until the next NewLogIn, and a log that must outlive that (a
+// failing run kept for its report) is left in its storage, the worker
+// taking a new one.
+type Storage struct {
+	events   []Event
+	payloads [storedKinds]resetter
+	ops      arena[SurfaceOp]
+	bytes    []byte // the run of bytes Room hands out from
+}
+
+// reset gives the storage's memory back for a new log. What the last log
+// held is cleared, so that a reused payload starts as a new one would and
+// memory the last run referred to is not kept alive by its old events.
+func (s *Storage) reset() {
+	clear(s.events)
+	s.events = s.events[:0]
+	for _, p := range s.payloads {
+		if p != nil {
+			p.reset()
+		}
+	}
+	s.ops.reset()
+	s.bytes = s.bytes[:0]
+}
+
+// room is n bytes of room from the storage's run of bytes: the last run
+// made, reused by the next log, so that the storage keeps one run of the
+// size a log needs.
+func (s *Storage) room(n int) []byte {
+	if cap(s.bytes)-len(s.bytes) < n {
+		s.bytes = make([]byte, 0, max(2*cap(s.bytes), n, 4<<10))
+	}
+	start := len(s.bytes)
+	s.bytes = s.bytes[:start+n]
+	return s.bytes[start : start : start+n]
+}
+
+// arena hands out elements of T from runs it keeps, each twice the last
+// from 8 to 512 elements; reset hands the same elements out again.
+type arena[T any] struct {
+	runs [][]T
+	run  int // the run elements are handed out from
+	used int // elements of runs[run] handed out
+}
+
+func (a *arena[T]) next() *T {
+	if a.run == len(a.runs) {
+		a.runs = append(a.runs, make([]T, min(8<<len(a.runs), 512)))
+	}
+	r := a.runs[a.run]
+	p := &r[a.used]
+	if a.used++; a.used == len(r) {
+		a.run, a.used = a.run+1, 0
+	}
+	return p
+}
+
+// put is a copy of *v from the arena.
+func (a *arena[T]) put(v *T) *T {
+	p := a.next()
+	*p = *v
+	return p
+}
+
+func (a *arena[T]) reset() {
+	for i := 0; i < a.run && i < len(a.runs); i++ {
+		clear(a.runs[i])
+	}
+	if a.run < len(a.runs) {
+		clear(a.runs[a.run][:a.used])
+	}
+	a.run, a.used = 0, 0
+}
+
+type resetter interface{ reset() }
+
+// payloadPointer is a payload type's pointer.
+type payloadPointer[T any] interface {
+	*T
+	Payload
+}
+
+// keep is a copy of *v in the storage's arena of its type; a type with
+// none (one of another package's) is copied to memory of its own.
+func keep[T any, P payloadPointer[T]](s *Storage, v *T) P {
+	k := storedKind(P(nil))
+	if k < 0 {
+		p := P(new(T))
+		*p = *v
+		return p
+	}
+	a, _ := s.payloads[k].(*arena[T])
+	if a == nil {
+		a = &arena[T]{}
+		s.payloads[k] = a
+	}
+	return P(a.put(v))
+}
+
+// storedKinds are the payload types a Storage keeps arenas of: those the
+// loop appends.
+const storedKinds = 18
+
+func storedKind(p Payload) int {
+	switch p.(type) {
+	case *AssistantChunk:
+		return 0
+	case *AssistantMessage:
+		return 1
+	case *UserMessage:
+		return 2
+	case *TurnStart:
+		return 3
+	case *TurnEnd:
+		return 4
+	case *StepStart:
+		return 5
+	case *StepEnd:
+		return 6
+	case *RequestHeader:
+		return 7
+	case *RequestContext:
+		return 8
+	case *LLMRetry:
+		return 9
+	case *LLMRetryStarted:
+		return 10
+	case *ToolCall:
+		return 11
+	case *ToolResult:
+		return 12
+	case *InboxSpliced:
+		return 13
+	case *CompactionStart:
+		return 14
+	case *CompactionEnd:
+		return 15
+	case *CompactionSummary:
+		return 16
+	case *CompactionPrune:
+		return 17
+	}
+	return -1
+}
