@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -143,10 +144,14 @@ func drawConfig(seed uint64, o Overrides) *Config {
 	// a tenth of seeds has none.
 	if !draw[bool](rng, tenthGen) {
 		mask := uint32(draw[uint64](rng, maskGen))
+		c.Kinds = make([]string, 0, bits.OnesCount32(mask))
 		for i, k := range Kinds {
 			if mask&(1<<i) != 0 && (o.Kinds == nil || slices.Contains(o.Kinds, k)) {
 				c.Kinds = append(c.Kinds, k)
 			}
+		}
+		if len(c.Kinds) == 0 {
+			c.Kinds = nil // none enabled, as a tenth of seeds have
 		}
 	}
 	if c.RetryPolicy != nil && c.RetryPolicy.Mode == loop.ModeAlways {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	randv2 "math/rand/v2"
 	"sort"
 )
 
@@ -16,7 +17,11 @@ import (
 // properties and state machines run.
 
 // A randStream is a named random stream of a seed (stream).
-type randStream struct{ Rng *rand.Rand }
+type randStream struct {
+	Rng *rand.Rand // &rng
+	rng rand.Rand
+	pcg randv2.PCG
+}
 
 // A generator draws one value from a stream.
 type generator func(*randStream) any

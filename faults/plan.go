@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/turnsim/turnsim/loop/session"
@@ -18,7 +19,7 @@ const TurnGapMs = 30_000
 // user's messages, the world's actions and the outages.
 func Draw(seed uint64, o Overrides) (*Config, *sim.Scenario) {
 	c := drawConfig(seed, o)
-	s := &sim.Scenario{Name: fmt.Sprintf("seed-%#x", seed), Provider: "mock", Model: "mock-model", ContextWindow: 128000,
+	s := &sim.Scenario{Name: "seed-0x" + strconv.FormatUint(seed, 16), Provider: "mock", Model: "mock-model", ContextWindow: 128000,
 		Recovery: sim.Recovery{RetryPolicy: c.RetryPolicy, ListenerOrder: c.ListenerOrder}, StreamIdleTimeoutMs: c.StreamIdleTimeoutMs}
 	jitterSeed := seed
 	s.Seed = &jitterSeed
@@ -82,7 +83,7 @@ const prompt = "Work through the task in steps, using tools where they help. The
 // drawRequests lays out the workload's answers, each preceded by a run of
 // faults of the enabled kinds.
 func drawRequests(c *Config, s *sim.Scenario, rng *randStream) {
-	var enabled []string
+	enabled := make([]string, 0, len(requestFaults))
 	for _, k := range requestFaults {
 		if c.has(k) {
 			enabled = append(enabled, k)
@@ -96,8 +97,10 @@ func drawRequests(c *Config, s *sim.Scenario, rng *randStream) {
 	}
 	// Room for each step's answer and a fault or two before it.
 	s.Requests = make([]sim.Outcome, 0, 2*c.Turns*(c.ToolSteps+1))
+	// Room for the turns' inputs and a late one or two (drawInputs).
+	s.Inputs = make([]sim.Input, 0, c.Turns+2)
 	for turn := 0; turn < c.Turns; turn++ {
-		in := sim.Input{Kind: "followup", Text: fmt.Sprintf("%s (turn %d)", prompt, turn+1), Trigger: sim.Trigger{AtMs: float64(turn * TurnGapMs), Nth: 1}}
+		in := sim.Input{Kind: "followup", Text: turnPrompts.of(turn + 1), Trigger: sim.Trigger{AtMs: float64(turn * TurnGapMs), Nth: 1}}
 		if turn == 0 {
 			in.Kind = "send"
 		}
@@ -111,10 +114,10 @@ func drawRequests(c *Config, s *sim.Scenario, rng *randStream) {
 			}
 			answer := sim.Outcome{LatencyMs: latency()}
 			if step < c.ToolSteps {
-				answer.ToolCalls = []sim.ToolCallSpec{{Name: "read", Arguments: fmt.Sprintf(`{"path":"notes-%d.md"}`, step+1),
+				answer.ToolCalls = []sim.ToolCallSpec{{Name: "read", Arguments: readArguments.of(step + 1),
 					Result: resultText(c.ResultChars), LatencyMs: latency()}}
 			} else {
-				text := fmt.Sprintf("Answer to turn %d.", turn+1)
+				text := answers.of(turn + 1)
 				answer.Text = &text
 			}
 			s.Requests = append(s.Requests, answer)
@@ -173,6 +176,40 @@ func resultText(n int) string {
 	}
 	return longResult[:n]
 }
+
+// numbered is a text with a number in it, made once for the numbers up
+// to tabled: a run draws one for each turn or step, and formatting them
+// again was a tenth of drawing a plan.
+type numbered struct {
+	text  func(i int) string
+	table []string
+}
+
+// tabled covers the turns and steps of every drawn plan.
+const tabled = 16
+
+func newNumbered(text func(i int) string) numbered {
+	n := numbered{text: text, table: make([]string, tabled+1)}
+	for i := range n.table {
+		n.table[i] = text(i)
+	}
+	return n
+}
+
+// of is the text of number i.
+func (n numbered) of(i int) string {
+	if i >= 0 && i < len(n.table) {
+		return n.table[i]
+	}
+	return n.text(i)
+}
+
+// The workload's numbered texts.
+var (
+	turnPrompts   = newNumbered(func(i int) string { return fmt.Sprintf("%s (turn %d)", prompt, i) })
+	readArguments = newNumbered(func(i int) string { return fmt.Sprintf(`{"path":"notes-%d.md"}`, i) })
+	answers       = newNumbered(func(i int) string { return fmt.Sprintf("Answer to turn %d.", i) })
+)
 
 // longResult covers the longest result drawn (3,000 characters) and the
 // overflowing summary (6,000).

@@ -13,7 +13,12 @@ func stream(seed uint64, name string) *randStream {
 		h ^= uint64(name[i])
 		h *= 1099511628211
 	}
-	return &randStream{Rng: rand.New(pcgSource{randv2.NewPCG(seed, h)})}
+	// One allocation a stream: the generator, its source and its state
+	// live in the stream (a run draws from several).
+	s := &randStream{pcg: *randv2.NewPCG(seed, h)}
+	s.rng = *rand.New(pcgSource{&s.pcg})
+	s.Rng = &s.rng
+	return s
 }
 
 type pcgSource struct{ *randv2.PCG }

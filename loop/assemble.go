@@ -21,22 +21,27 @@ type block struct {
 // assembler builds an attempt's content from its chunks, fresh for every
 // attempt so that a failed attempt never feeds the next.
 type assembler struct {
-	order []int // block indexes in stream order
-	byIdx map[int]*block
+	// list is the blocks in stream order; an answer has one or two, which
+	// fit in buf (no allocation an attempt), and finding one by index is
+	// a look at each.
+	list  []block
+	buf   [2]block
 	usage json.RawMessage
 }
 
+// get is the block of index, started with type typ if it is new. The
+// pointer is good until the next get.
 func (as *assembler) get(index int, typ string) *block {
-	if as.byIdx == nil {
-		as.byIdx = map[int]*block{}
+	for i := range as.list {
+		if as.list[i].Index == index {
+			return &as.list[i]
+		}
 	}
-	b := as.byIdx[index]
-	if b == nil {
-		b = &block{Index: index, Type: typ}
-		as.byIdx[index] = b
-		as.order = append(as.order, index)
+	if as.list == nil {
+		as.list = as.buf[:0]
 	}
-	return b
+	as.list = append(as.list, block{Index: index, Type: typ})
+	return &as.list[len(as.list)-1]
 }
 
 func (as *assembler) feed(c *session.StreamChunk) {
@@ -81,14 +86,9 @@ func (as *assembler) feed(c *session.StreamChunk) {
 	}
 }
 
-// blocks are the assembled blocks in stream order.
-func (as *assembler) blocks() []block {
-	out := make([]block, 0, len(as.order))
-	for _, i := range as.order {
-		out = append(out, *as.byIdx[i])
-	}
-	return out
-}
+// blocks are the assembled blocks in stream order, the assembler's own:
+// not to be changed.
+func (as *assembler) blocks() []block { return as.list }
 
 // interruptedBlocks are the text and reasoning blocks, open or closed, with
 // non-blank text, in stream order; tool calls are dropped.
@@ -127,8 +127,9 @@ func toolCalls(blocks []block) []block {
 // carried it, an open one from its deltas. It writes by hand what
 // encoding/json would (the golden logs hold it to that): this is the
 // loop's hot path.
-func encodeBlocks(blocks []block) json.RawMessage {
-	raw := []byte{'['}
+func encodeBlocks(log *session.Log, blocks []block) json.RawMessage {
+	raw := log.Room(encodedLen(blocks))
+	raw = append(raw, '[')
 	for i, b := range blocks {
 		if i > 0 {
 			raw = append(raw, ',')
@@ -155,14 +156,33 @@ func encodeBlocks(blocks []block) json.RawMessage {
 	return append(raw, ']')
 }
 
-// blocksText is the text a surface node keeps of blocks (as contentText
-// reads it back from content).
-func blocksText(blocks []block) string {
-	var out []byte
+// encodedLen is the length of what encodeBlocks writes.
+func encodedLen(blocks []block) int {
+	n := 2 + max(len(blocks)-1, 0) // [ ] and the commas
 	for _, b := range blocks {
-		out = append(out, b.Text...)
+		switch {
+		case b.final != nil:
+			n += len(b.final)
+		case b.Type == "tool-call":
+			n += len(`{"type":"tool-call","id":,"name":,"arguments":}`) + session.QuotedLen(b.ID) + session.QuotedLen(b.Name) + session.QuotedLen(b.Text)
+		default:
+			n += len(`{"type":,"text":}`) + session.QuotedLen(b.Type) + session.QuotedLen(b.Text)
+		}
 	}
-	return string(out)
+	return n
+}
+
+// blocksText is the text a surface node keeps of blocks (as contentText
+// reads it back from content): a lone block's own, without a copy.
+func blocksText(blocks []block) string {
+	if len(blocks) == 1 {
+		return blocks[0].Text
+	}
+	var out strings.Builder
+	for _, b := range blocks {
+		out.WriteString(b.Text)
+	}
+	return out.String()
 }
 
 func toolResultContent(log *session.Log, callID string, out ToolOutcome) json.RawMessage {

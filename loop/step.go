@@ -202,7 +202,7 @@ func (a *Agent) interrupt(req *Request, res *attemptResult) error {
 }
 
 func (a *Agent) assistantBody(req *Request, blocks []block) session.AssistantBody {
-	return session.AssistantBody{Role: "assistant", Content: encodeBlocks(blocks),
+	return session.AssistantBody{Role: "assistant", Content: encodeBlocks(a.log, blocks),
 		Source: session.Source{Kind: "model", Provider: req.Provider, Model: req.Model},
 		ID:     a.ports.IDs.NewID(IDMessage)}
 }

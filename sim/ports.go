@@ -8,6 +8,8 @@ import (
 // counterIDs gives readable ids: retry-1, compaction-1, message-1, …
 type counterIDs struct {
 	next map[string]int
+	// names are the worker's names made before (nil: none kept).
+	names *names
 }
 
 func (c *counterIDs) NewID(kind string) string {
@@ -15,7 +17,8 @@ func (c *counterIDs) NewID(kind string) string {
 		c.next = map[string]int{}
 	}
 	c.next[kind]++
-	return kind + "-" + strconv.Itoa(c.next[kind])
+	n := c.next[kind]
+	return c.names.of(nameKey{kind, "", n}, func() string { return kind + "-" + strconv.Itoa(n) })
 }
 
 // cycle gives the scenario's random samples in order, cycled.

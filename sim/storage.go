@@ -21,6 +21,42 @@ type Storage struct {
 	decisions []oracle.Decision
 	requests  []RequestRecord
 	chunks    []session.StreamChunk
+	names     names
+}
+
+// names are the ids and action names a worker's runs made, kept to be
+// given again: run after run the same "message-3" and the same input's
+// name would otherwise be formatted anew. A name is a string, never
+// changed, so a result kept past the next run shares it safely.
+type names struct{ made map[nameKey]string }
+
+// nameKey is what a name is made of: an id's kind and number, or an
+// input's kind and text.
+type nameKey struct {
+	kind, text string
+	n          int
+}
+
+// maxNames bounds the names a storage keeps: a worker's runs repeat a few
+// hundred.
+const maxNames = 4096
+
+// of is the name of k, made by make the first time (nil names: each time).
+func (ns *names) of(k nameKey, make func() string) string {
+	if ns == nil {
+		return make()
+	}
+	if name, ok := ns.made[k]; ok {
+		return name
+	}
+	name := make()
+	if len(ns.made) < maxNames {
+		if ns.made == nil {
+			ns.made = map[nameKey]string{}
+		}
+		ns.made[k] = name
+	}
+	return name
 }
 
 // keep takes back the run's slices as they grew, for the next run.

@@ -257,6 +257,7 @@ func (w *World) run(opts Options) (res *Result) {
 		log = session.NewLogIn(&m.log, header, &w.clock)
 		w.facts.TimeNs, w.facts.Requests, w.facts.Decisions = m.timeNs[:0], m.facts[:0], m.decisions[:0]
 		w.requests, w.room.run = m.requests[:0], m.chunks[:0]
+		w.ids.names = &m.names
 		defer m.keep(w)
 	} else {
 		log = session.NewLog(header, &w.clock)
@@ -470,7 +471,7 @@ func (w *World) record(what string) {
 
 func (w *World) inputAction(i int, in Input) func() {
 	return func() {
-		w.record(in.What())
+		w.record(w.ids.names.of(nameKey{kind: in.Kind, text: in.Text}, in.What))
 		w.actions[len(w.actions)-1].Input = i + 1
 		m := session.UserMessage{Content: textContent(w.agent.Log(), in.Text), Source: session.Source{Kind: "user"}, Role: "user", ID: w.ids.NewID(loop.IDMessage)}
 		var err error
