@@ -33,3 +33,24 @@ func TestEncodedLen(t *testing.T) {
 		}
 	}
 }
+
+// TestUTF16Len: a string's length in UTF-16 units, wherever its first
+// multi-byte character stands in a word of eight bytes.
+func TestUTF16Len(t *testing.T) {
+	for _, tc := range []struct {
+		why  string
+		s    string
+		want int
+	}{
+		{"empty", "", 0},
+		{"ASCII shorter than a word", "abc", 3},
+		{"ASCII of words and a tail", "abcdefghijklmnopq", 17},
+		{"a two-byte character in the first word", "aé" + "bcdefghijk", 12},
+		{"a three-byte character after two words", "abcdefghijklmnop漢", 17},
+		{"an astral character in the tail is two units", "abcdefghij😀", 12},
+	} {
+		if got := utf16Len(tc.s); got != tc.want {
+			t.Errorf("%s: utf16Len(%q) = %d, want %d", tc.why, tc.s, got, tc.want)
+		}
+	}
+}
