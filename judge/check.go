@@ -35,9 +35,10 @@ func checkIn(st *sim.Storage, s *sim.Scenario, opts sim.Options) (*sim.Result, [
 	if res.Refused != "" {
 		return res, nil
 	}
-	vs := oracle.Check(res.Events, opts.Oracle(res))
+	checker := st.Checker()
+	vs := checker.Check(res.Events, opts.Oracle(res))
 	if m := res.Model; m != nil {
-		for _, v := range oracle.Check(m.Events, opts.Oracle(m)) {
+		for _, v := range checker.Check(m.Events, opts.Oracle(m)) {
 			v.Message = ModelLog + v.Message
 			vs = append(vs, v)
 		}

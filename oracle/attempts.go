@@ -1,6 +1,10 @@
 package oracle
 
-import "github.com/turnsim/turnsim/loop/session"
+import (
+	"github.com/turnsim/turnsim/loop/session"
+
+	"github.com/turnsim/turnsim/internal/arena"
+)
 
 // An attempt is one model request of a step: its chunks up to and including
 // a finish chunk. Replay tooling splits a step's chunks the same way.
@@ -49,12 +53,23 @@ type segmenter struct {
 	// title/set events costs nothing.
 	window []*attempt
 	base   int64
+	// attempts are where the attempts live (nil: each on its own).
+	attempts *arena.Arena[attempt]
 }
 
 func newSegmenter() *segmenter {
 	// Room for a typical turn's events: the window is reused from turn to
 	// turn.
-	return &segmenter{current: map[[2]int]*attempt{}, count: map[[2]int]int{}, window: make([]*attempt, 0, 64)}
+	s := &segmenter{window: make([]*attempt, 0, 64)}
+	s.reset()
+	return s
+}
+
+// reset makes the segmenter one that has seen no event, in the memory it
+// has.
+func (s *segmenter) reset() {
+	clear(s.window)
+	*s = segmenter{current: emptied(s.current), count: emptied(s.count), window: s.window[:0], attempts: s.attempts}
 }
 
 // add segments the event at index i, and returns the attempt it is a
@@ -85,7 +100,8 @@ func (s *segmenter) add(i int64, e *session.Event) *attempt {
 	if a == nil || a.ended() {
 		// Room for a typical answer's chunks at once: growing from
 		// empty was a fifth of the oracle's allocations.
-		a = &attempt{turn: c.Turn, step: c.Step, index: s.count[key], finishSeq: -1}
+		a = s.attempts.New()
+		*a = attempt{turn: c.Turn, step: c.Step, index: s.count[key], finishSeq: -1}
 		a.chunks = a.chunkBuf[:0]
 		s.count[key]++
 		s.current[key] = a

@@ -30,6 +30,8 @@ type backoff struct {
 	// numbers that make the report, since an untimed log has one per
 	// retry.
 	early []earlyStart
+	// spare is the pending map, kept to be made again.
+	spare map[retryRef][]pendingRetry
 }
 
 // earlyStart is a retry started before its delay in a log whose times
@@ -50,7 +52,15 @@ type pendingRetry struct {
 }
 
 func newBackoff(timeNs []int64, resolutionNs int64) *backoff {
-	return &backoff{reporter: reporter{id: BackoffHonoured}, timeNs: timeNs, resolutionNs: resolutionNs, timed: timeNs != nil}
+	b := &backoff{}
+	b.reset(timeNs, resolutionNs)
+	return b
+}
+
+func (b *backoff) reset(timeNs []int64, resolutionNs int64) {
+	clear(b.early)
+	*b = backoff{reporter: b.reporter.reused(BackoffHonoured), timeNs: timeNs, resolutionNs: resolutionNs, timed: timeNs != nil,
+		early: b.early[:0], spare: b.spare}
 }
 
 func timerResolution(f *Facts) int64 {
@@ -80,7 +90,7 @@ func (b *backoff) event(i int64, e *session.Event) {
 		}
 		ref := retryRef{p.RetryID, p.Retry}
 		if b.pending == nil {
-			b.pending = map[retryRef][]pendingRetry{}
+			b.pending = fresh(&b.spare)
 		}
 		b.pending[ref] = append(b.pending[ref], pendingRetry{index: i, seq: e.Seq, time: e.Time, turn: p.Turn, step: p.Step, retry: p.Retry, delayMs: p.DelayMs})
 	case *session.LLMRetryStarted:

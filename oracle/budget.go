@@ -1,6 +1,10 @@
 package oracle
 
-import "github.com/turnsim/turnsim/loop/session"
+import (
+	"github.com/turnsim/turnsim/loop/session"
+
+	"github.com/turnsim/turnsim/internal/arena"
+)
 
 // budgetKey scopes a retry count (docs/dsh.md#retry-budget): a new step,
 // another provider or another policy starts again at 1.
@@ -23,10 +27,23 @@ type retryBudget struct {
 	// names keeps one copy of each provider and policy key: every chain's
 	// owner entry names one, and a log has few.
 	names map[string]string
+	// The maps made at the first retry, kept to be made again, and where
+	// the chains live.
+	spareChains map[budgetKey]*budgetChain
+	spareOwner  map[string]budgetKey
+	spareNames  map[string]string
+	chainMemory *arena.Arena[budgetChain] // nil: each on its own
 }
 
 func newRetryBudget() *retryBudget {
-	return &retryBudget{reporter: reporter{id: RetryBudget}}
+	b := &retryBudget{}
+	b.reset()
+	return b
+}
+
+func (b *retryBudget) reset() {
+	*b = retryBudget{reporter: b.reporter.reused(RetryBudget), spareChains: b.spareChains, spareOwner: b.spareOwner, spareNames: b.spareNames,
+		chainMemory: b.chainMemory}
 }
 
 func (b *retryBudget) event(e *session.Event) {
@@ -36,7 +53,7 @@ func (b *retryBudget) event(e *session.Event) {
 	}
 	if b.chains == nil {
 		// Made at the first retry: most runs have none.
-		b.chains, b.owner, b.names = map[budgetKey]*budgetChain{}, map[string]budgetKey{}, map[string]string{}
+		b.chains, b.owner, b.names = fresh(&b.spareChains), fresh(&b.spareOwner), fresh(&b.spareNames)
 	}
 	seq := e.Seq
 	key := budgetKey{p.Turn, p.Step, b.name(p.Provider), b.name(p.PolicyKey)}
@@ -64,7 +81,9 @@ func (b *retryBudget) event(e *session.Event) {
 		b.add(p.Turn, p.Step, []int64{seq}, "a new chain reuses retryId %s of an earlier chain (turn %d step %d)", p.RetryID, k.turn, k.step)
 	}
 	b.owner[p.RetryID] = key
-	b.chains[key] = &budgetChain{id: p.RetryID, last: p.Retry, firstSeq: seq}
+	c = b.chainMemory.New()
+	*c = budgetChain{id: p.RetryID, last: p.Retry, firstSeq: seq}
+	b.chains[key] = c
 }
 
 func (b *retryBudget) name(s string) string {

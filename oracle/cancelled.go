@@ -1,6 +1,10 @@
 package oracle
 
-import "github.com/turnsim/turnsim/loop/session"
+import (
+	"github.com/turnsim/turnsim/loop/session"
+
+	"github.com/turnsim/turnsim/internal/arena"
+)
 
 // The log-level form of cancelled-turn-never-retries. An interrupted message
 // is written only when the turn signal was aborted during streaming, so the
@@ -21,10 +25,28 @@ type cancelled struct {
 	reporter
 	marks    map[int]*cancelMark // turn → first evidence of cancellation
 	reported map[int]bool
+	// The maps mark makes, kept to be made again, and where the marks
+	// live.
+	spareMarks    map[int]*cancelMark
+	spareReported map[int]bool
+	markMemory    *arena.Arena[cancelMark] // nil: each on its own
 }
 
 func newCancelled() *cancelled {
-	return &cancelled{reporter: reporter{id: CancelledTurnNeverRetries}}
+	c := &cancelled{}
+	c.reset()
+	return c
+}
+
+func (c *cancelled) reset() {
+	*c = cancelled{reporter: c.reporter.reused(CancelledTurnNeverRetries), spareMarks: c.spareMarks, spareReported: c.spareReported, markMemory: c.markMemory}
+}
+
+// newMark is a mark in the cancelled's memory.
+func (c *cancelled) newMark(m cancelMark) *cancelMark {
+	p := c.markMemory.New()
+	*p = m
+	return p
 }
 
 // event checks an event; a is its attempt when it is a chunk of one.
@@ -33,13 +55,13 @@ func (c *cancelled) event(e *session.Event, a *attempt) {
 	case *session.AssistantMessage:
 		if p.Interrupted && c.marks[p.Turn] == nil {
 			c.mark()
-			c.marks[p.Turn] = &cancelMark{seq: e.Seq, interrupted: true}
+			c.marks[p.Turn] = c.newMark(cancelMark{seq: e.Seq, interrupted: true})
 			return
 		}
 	case *session.AssistantChunk:
 		if p.Chunk.Type == session.ChunkFinish && p.Chunk.Reason.Kind == session.FinishAborted && c.marks[p.Turn] == nil {
 			c.mark()
-			c.marks[p.Turn] = &cancelMark{seq: e.Seq}
+			c.marks[p.Turn] = c.newMark(cancelMark{seq: e.Seq})
 			return
 		}
 	case *session.TurnEnd:
@@ -68,7 +90,7 @@ func (c *cancelled) event(e *session.Event, a *attempt) {
 // none.
 func (c *cancelled) mark() {
 	if c.marks == nil {
-		c.marks, c.reported = map[int]*cancelMark{}, map[int]bool{}
+		c.marks, c.reported = fresh(&c.spareMarks), fresh(&c.spareReported)
 	}
 }
 

@@ -3,6 +3,8 @@ package oracle
 import (
 	"fmt"
 
+	"github.com/turnsim/turnsim/internal/arena"
+
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -18,16 +20,23 @@ type handledFailure struct {
 	reporter
 	steps              map[[2]int]*stepRecovery
 	openTurn, openStep int
+	recoveries         *arena.Arena[stepRecovery] // nil: each on its own
 }
 
 func newHandledFailure() *handledFailure {
-	return &handledFailure{reporter: reporter{id: RetryAfterHandledFailure}, steps: map[[2]int]*stepRecovery{}}
+	h := &handledFailure{}
+	h.reset()
+	return h
+}
+
+func (h *handledFailure) reset() {
+	*h = handledFailure{reporter: h.reporter.reused(RetryAfterHandledFailure), steps: emptied(h.steps), recoveries: h.recoveries}
 }
 
 func (h *handledFailure) get(turn, step int) *stepRecovery {
 	k := [2]int{turn, step}
 	if h.steps[k] == nil {
-		h.steps[k] = &stepRecovery{}
+		h.steps[k] = h.recoveries.New()
 	}
 	return h.steps[k]
 }

@@ -14,7 +14,13 @@ type history struct {
 }
 
 func newHistory() *history {
-	return &history{reporter: reporter{id: FailedAttemptNotInHistory}, toolCalls: map[[2]int][]string{}}
+	h := &history{}
+	h.reset()
+	return h
+}
+
+func (h *history) reset() {
+	*h = history{reporter: h.reporter.reused(FailedAttemptNotInHistory), toolCalls: emptied(h.toolCalls)}
 }
 
 func (h *history) event(e *session.Event, s *segmenter) {

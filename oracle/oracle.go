@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/turnsim/turnsim/internal/arena"
 	"github.com/turnsim/turnsim/internal/limits"
 	"github.com/turnsim/turnsim/internal/strictjson"
 	"github.com/turnsim/turnsim/loop/session"
@@ -177,26 +178,47 @@ type Options struct {
 // the violations ordered by invariant (as in Invariants), then by first
 // witness seq.
 func Check(events []session.Event, opts Options) []Violation {
-	// The view under test's nodes of the whole log (the default view's
-	// when none is under test), derived only when an error turn/end needs
-	// them: most runs have none.
-	derive := opts.Derive
-	if derive == nil {
-		derive = view.Derive
+	var c Checker
+	return c.Check(events, opts)
+}
+
+// A Checker checks log after log, as Check does, in memory it keeps from
+// one to the next (memory.go): a worker's runs, checked one after the
+// other, make none of the oracle's maps and records again. The zero value
+// is ready to use; a Checker is one worker's, not safe for concurrent use.
+// The violations it returns are the caller's.
+type Checker struct {
+	stream Stream
+	checks checkers
+	run    run
+	rep    reporter
+	// The log being checked, for the nodes of the view under test,
+	// derived only when an error turn/end needs them: most runs have none.
+	events  []session.Event
+	derive  func([]session.Event) view.Nodes
+	nodes   view.Nodes
+	derived bool
+	// full and firstChunk are the checker's methods as values, made once.
+	full       func() *view.Nodes
+	firstChunk func(i int64)
+}
+
+// Check checks a complete log, as the function Check does.
+func (c *Checker) Check(events []session.Event, opts Options) []Violation {
+	if c.full == nil {
+		c.full, c.firstChunk = c.fullNodes, c.markFirstChunk
+		c.checks.pooled = true
 	}
-	var nodes *view.Nodes
-	full := func() *view.Nodes {
-		if nodes == nil {
-			n := derive(events)
-			nodes = &n
-		}
-		return nodes
+	c.events, c.derive, c.nodes, c.derived = events, opts.Derive, view.Nodes{}, false
+	if c.derive == nil {
+		c.derive = view.Derive
 	}
 	var timeNs []int64
 	if f := opts.Facts; f != nil && len(f.TimeNs) == len(events) {
 		timeNs = f.TimeNs
 	}
-	st := newStream(opts, full, timeNs)
+	st := &c.stream
+	st.reset(&c.checks, opts, c.full, timeNs)
 	st.rendering.all = events
 	f := opts.Facts
 	if f == nil {
@@ -206,22 +228,33 @@ func Check(events []session.Event, opts Options) []Violation {
 		return sortViolations(st.violations())
 	}
 	// A run: the same stream, and the index the run-fact checks share.
-	r := &run{events: events, facts: f, firstChunks: make([]bool, len(events))}
-	st.onAttempt = func(i int64) { r.firstChunks[i] = true }
+	c.run.reset(events, f)
+	st.onAttempt = c.firstChunk
 	for i := range events {
 		st.Add(&events[i])
 	}
 	out := st.violations()
 	// One reporter for all the checks (a check's violations are copied
-	// out before the next one runs): one allocation a run, not one a check.
-	rep := &reporter{}
-	for _, c := range runChecks {
-		rep.id, rep.out = c.id, rep.out[:0]
-		c.check(r, rep)
+	// out before the next one runs).
+	rep := &c.rep
+	for _, check := range runChecks {
+		*rep = rep.reused(check.id)
+		check.check(&c.run, rep)
 		out = append(out, rep.out...)
 	}
 	return sortViolations(out)
 }
+
+// fullNodes are the view under test's nodes of the whole log, derived at
+// the first call.
+func (c *Checker) fullNodes() *view.Nodes {
+	if !c.derived {
+		c.nodes, c.derived = c.derive(c.events), true
+	}
+	return &c.nodes
+}
+
+func (c *Checker) markFirstChunk(i int64) { c.run.firstChunks[i] = true }
 
 // run is what the run-fact checks read: the log, the facts, and one index
 // of positions, built once, by the first check that needs it (a run
@@ -233,13 +266,31 @@ type run struct {
 	firstChunks []bool
 	positions   positions
 	indexed     bool
+	// lost is checkNoLostInput's memory.
+	lost lostInputs
+}
+
+// reset makes r the run of events and f, in the memory it has.
+func (r *run) reset(events []session.Event, f *Facts) {
+	firstChunks := r.firstChunks[:0]
+	if cap(firstChunks) < len(events) {
+		firstChunks = make([]bool, 0, len(events))
+	}
+	firstChunks = firstChunks[:len(events)]
+	clear(firstChunks)
+	clear(r.positions.marks)
+	clear(r.positions.ends)
+	*r = run{events: events, facts: f, firstChunks: firstChunks, lost: r.lost,
+		positions: positions{marks: r.positions.marks[:0], ends: r.positions.ends[:0]}}
 }
 
 // at is the run's index of positions.
 func (r *run) at() *positions {
 	if !r.indexed {
 		r.indexed = true
-		r.positions.marks = make([]mark, 0, 16)
+		if r.positions.marks == nil {
+			r.positions.marks = make([]mark, 0, 16)
+		}
 		for i := range r.events {
 			r.positions.add(&r.events[i])
 		}
@@ -310,17 +361,57 @@ func NewStream(opts Options) *Stream {
 }
 
 func newStream(opts Options, full func() *view.Nodes, timeNs []int64) *Stream {
-	return &Stream{
-		seg:          newSegmenter(),
-		wellFormed:   newWellFormed(opts.Strict),
-		budget:       newRetryBudget(),
-		handled:      newHandledFailure(),
-		cancelled:    newCancelled(),
-		history:      newHistory(),
-		rendering:    newRendering(opts.Derive, full),
-		backoff:      newBackoff(timeNs, timerResolution(opts.Facts)),
-		nonRetryable: &nonRetryable{reporter{id: NonRetryableStaysTerminal}},
+	s := &Stream{}
+	s.reset(&checkers{}, opts, full, timeNs)
+	return s
+}
+
+// checkers are a stream's checks, in one piece of memory. A Checker's
+// keep their records in arenas emptied at each log (pooled); a Stream's
+// make each on its own, which the garbage collector frees when the turn
+// that needed it ends, so that a log of any length streams in memory
+// bounded by its largest turn.
+type checkers struct {
+	pooled       bool
+	attempts     arena.Arena[attempt]
+	recoveries   arena.Arena[stepRecovery]
+	chains       arena.Arena[budgetChain]
+	marks        arena.Arena[cancelMark]
+	retries      arena.Arena[scheduledRetry]
+	seg          segmenter
+	wellFormed   wellFormed
+	budget       retryBudget
+	handled      handledFailure
+	cancelled    cancelled
+	history      history
+	rendering    rendering
+	backoff      backoff
+	nonRetryable nonRetryable
+}
+
+// reset makes s a stream that has seen no event, its checks those of cs,
+// reset in the memory they have.
+func (s *Stream) reset(cs *checkers, opts Options, full func() *view.Nodes, timeNs []int64) {
+	cs.seg.reset()
+	cs.wellFormed.reset(opts.Strict)
+	cs.budget.reset()
+	cs.handled.reset()
+	cs.cancelled.reset()
+	cs.history.reset()
+	cs.rendering.reset(opts.Derive, full)
+	cs.backoff.reset(timeNs, timerResolution(opts.Facts))
+	cs.nonRetryable = nonRetryable{cs.nonRetryable.reused(NonRetryableStaysTerminal)}
+	if cs.pooled {
+		cs.attempts.Reset()
+		cs.recoveries.Reset()
+		cs.chains.Reset()
+		cs.marks.Reset()
+		cs.retries.Reset()
+		cs.seg.attempts, cs.handled.recoveries, cs.budget.chainMemory = &cs.attempts, &cs.recoveries, &cs.chains
+		cs.cancelled.markMemory, cs.wellFormed.retryMemory = &cs.marks, &cs.retries
 	}
+	*s = Stream{seg: &cs.seg, wellFormed: &cs.wellFormed, budget: &cs.budget, handled: &cs.handled, cancelled: &cs.cancelled,
+		history: &cs.history, rendering: &cs.rendering, backoff: &cs.backoff, nonRetryable: &cs.nonRetryable}
 }
 
 // Add checks the next event of the log; it keeps no pointer to the event.

@@ -50,14 +50,21 @@ type rendering struct {
 	open         bool
 	turnBase     int64            // the index of turn[0]
 	chainsOfTurn map[int][]string // turn → retryIds of its chains, in order
+	spareChains  map[int][]string // chainsOfTurn, kept to be made again
 }
 
 func newRendering(derive func([]session.Event) view.Nodes, full func() *view.Nodes) *rendering {
-	r := &rendering{reporter: reporter{id: ExhaustedTurnRendersError}, derive: derive, full: full}
+	r := &rendering{}
+	r.reset(derive, full)
+	return r
+}
+
+func (r *rendering) reset(derive func([]session.Event) view.Nodes, full func() *view.Nodes) {
+	clear(r.turn)
+	*r = rendering{reporter: r.reporter.reused(ExhaustedTurnRendersError), derive: derive, full: full, turn: r.turn[:0], spareChains: r.spareChains}
 	if full == nil {
 		r.deriver = view.NewDeriver()
 	}
-	return r
 }
 
 // event follows the event at index i.
@@ -77,7 +84,7 @@ func (r *rendering) event(i int64, e *session.Event) {
 	case *session.LLMRetry:
 		if p.Retry == 1 && p.RetryID != "" {
 			if r.chainsOfTurn == nil {
-				r.chainsOfTurn = map[int][]string{}
+				r.chainsOfTurn = fresh(&r.spareChains)
 			}
 			r.chainsOfTurn[p.Turn] = append(r.chainsOfTurn[p.Turn], p.RetryID)
 		}

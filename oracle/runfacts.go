@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/turnsim/turnsim/internal/arena"
+
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -166,6 +168,22 @@ func reason(r *session.TurnEndReason) string {
 	return r.Kind
 }
 
+// lostInputs is checkNoLostInput's memory, kept from run to run.
+type lostInputs struct {
+	fates                 map[string]*fate
+	fateMemory            arena.Arena[fate]
+	lists                 map[string][]string
+	pending               map[string]bool
+	claimed, removed, ins []string
+}
+
+// fate is what became of a message given to the agent.
+type fate struct {
+	inserted, entered int
+	insertSeq         int64
+	accounted         bool
+}
+
 // checkNoLostInput: every message the world gave the agent appears as a
 // user/message exactly once, or its removal is recorded: a canceled
 // splice, or a claim by a turn that aborted before the message entered a
@@ -173,15 +191,17 @@ func reason(r *session.TurnEndReason) string {
 // is still in the inbox when the run ends.
 func checkNoLostInput(run *run, r *reporter) {
 	events, facts := run.events, run.facts
-	type fate struct {
-		inserted, entered int
-		insertSeq         int64
-		accounted         bool
-	}
-	fates := map[string]*fate{}
-	lists := map[string][]string{} // target → message ids in order
-	var claimed []string           // claimed by the open turn, not yet entered
-	var removed, ins []string      // one splice's, reused
+	mem := &run.lost
+	mem.fateMemory.Reset()
+	fates := emptied(mem.fates)
+	lists := emptied(mem.lists)                  // target → message ids in order
+	claimed := mem.claimed[:0]                   // claimed by the open turn, not yet entered
+	removed, ins := mem.removed[:0], mem.ins[:0] // one splice's, reused
+	pending := emptied(mem.pending)
+	defer func() {
+		mem.fates, mem.lists, mem.pending = fates, lists, pending
+		mem.claimed, mem.removed, mem.ins = claimed, removed, ins
+	}()
 	for i := range events {
 		e := &events[i]
 		switch p := e.Data.(type) {
@@ -195,7 +215,8 @@ func checkNoLostInput(run *run, r *reporter) {
 				ins = append(ins, m.ID)
 				f := fates[m.ID]
 				if f == nil {
-					f = &fate{insertSeq: e.Seq}
+					f = mem.fateMemory.New()
+					f.insertSeq = e.Seq
 					fates[m.ID] = f
 				}
 				f.inserted++
@@ -225,10 +246,9 @@ func checkNoLostInput(run *run, r *reporter) {
 					f.accounted = true // claimed, then lost to the abort before its step
 				}
 			}
-			claimed = nil
+			claimed = claimed[:0]
 		}
 	}
-	pending := map[string]bool{}
 	for _, list := range lists {
 		for _, id := range list {
 			pending[id] = true

@@ -3,6 +3,8 @@ package oracle
 import (
 	"math"
 
+	"github.com/turnsim/turnsim/internal/arena"
+
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -43,10 +45,23 @@ type wellFormed struct {
 	pendingPrune       int64           // seq of a prune waiting for its tool/result, or -1
 	// surface is the seqs of the model-visible nodes, in surface order.
 	surface []int64
+	// The maps made as the log goes, kept to be made again, and where
+	// the scheduled retries live.
+	spareCalls   map[string]bool
+	spareRetries map[retryRef]*scheduledRetry
+	retryMemory  *arena.Arena[scheduledRetry] // nil: each on its own
 }
 
 func newWellFormed(strict bool) *wellFormed {
-	return &wellFormed{reporter: reporter{id: LogWellFormed}, strict: strict, pendingPrune: -1}
+	w := &wellFormed{}
+	w.reset(strict)
+	return w
+}
+
+func (w *wellFormed) reset(strict bool) {
+	clear(w.surface)
+	*w = wellFormed{reporter: w.reporter.reused(LogWellFormed), strict: strict, pendingPrune: -1, surface: w.surface[:0],
+		spareCalls: w.spareCalls, spareRetries: w.spareRetries, retryMemory: w.retryMemory}
 }
 
 // event checks the event at index i.
@@ -163,7 +178,7 @@ func (w *wellFormed) observe(e *session.Event) {
 			}
 		}
 		w.openStep, w.lastStep = p.Step, p.Step
-		w.calls = map[string]bool{}
+		w.calls = fresh(&w.spareCalls)
 	case *session.StepEnd:
 		w.inOpenStep(e, p.Turn, p.Step)
 		w.openStep = 0
@@ -321,9 +336,11 @@ func (w *wellFormed) checkRetryFields(e *session.Event, p *session.LLMRetry) {
 	// A llm/retry-started pairs with the latest schedule of its id and
 	// number; a reused id is retry-budget's to report.
 	if w.retries == nil {
-		w.retries = map[retryRef]*scheduledRetry{}
+		w.retries = fresh(&w.spareRetries)
 	}
-	w.retries[retryRef{p.RetryID, p.Retry}] = &scheduledRetry{turn: p.Turn, step: p.Step}
+	r := w.retryMemory.New()
+	*r = scheduledRetry{turn: p.Turn, step: p.Step}
+	w.retries[retryRef{p.RetryID, p.Retry}] = r
 }
 
 // successor is n+1, or false when n is the largest int: a log may number

@@ -6,7 +6,8 @@ import (
 )
 
 // Storage is the memory one worker's runs reuse, run after run (RunIn):
-// the log's events and payloads, and the slices of the run's facts. Once
+// the log's events and payloads, the slices of the run's facts, and the
+// oracle's records (Checker). Once
 // it has grown to a run's size, a run allocates none of them, and the
 // garbage collector has none of them to free.
 //
@@ -22,6 +23,16 @@ type Storage struct {
 	requests  []RequestRecord
 	chunks    []session.StreamChunk
 	names     names
+	oracle    oracle.Checker
+}
+
+// Checker is the oracle's checker, with its memory kept in the storage
+// (nil storage: a checker of its own).
+func (m *Storage) Checker() *oracle.Checker {
+	if m == nil {
+		return &oracle.Checker{}
+	}
+	return &m.oracle
 }
 
 // names are the ids and action names a worker's runs made, kept to be

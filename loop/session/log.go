@@ -57,7 +57,7 @@ func (l *Log) Append(p Payload) Event {
 // AppendSurface appends a surface event with its surface operation and the
 // seqs it was derived from.
 func (l *Log) AppendSurface(p Payload, op SurfaceOp, sourceEventSeqs []int64) Event {
-	return l.append(Event{Data: p, SurfaceOp: l.mem.ops.put(&op), SourceEventSeqs: sourceEventSeqs})
+	return l.append(Event{Data: p, SurfaceOp: l.mem.ops.Put(&op), SourceEventSeqs: sourceEventSeqs})
 }
 
 // AppendCopy appends a non-surface event whose payload is a copy of *v in
@@ -70,7 +70,7 @@ func AppendCopy[T any, P payloadPointer[T]](l *Log, v *T) Event {
 
 // AppendSurfaceCopy is AppendSurface with a copy of *v, as AppendCopy.
 func AppendSurfaceCopy[T any, P payloadPointer[T]](l *Log, v *T, op SurfaceOp, sourceEventSeqs []int64) Event {
-	return l.append(Event{Data: keep[T, P](l.mem, v), SurfaceOp: l.mem.ops.put(&op), SourceEventSeqs: sourceEventSeqs})
+	return l.append(Event{Data: keep[T, P](l.mem, v), SurfaceOp: l.mem.ops.Put(&op), SourceEventSeqs: sourceEventSeqs})
 }
 
 // Room is an empty slice with room for n bytes that an event of the log

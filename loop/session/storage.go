@@ -1,5 +1,7 @@
 package session
 
+import "github.com/turnsim/turnsim/internal/arena"
+
 // Storage is the memory a log's events live in: the events themselves,
 // the payloads appended by copy and the surface operations. A worker that
 // runs log after run hands each new log the storage of the last
@@ -15,7 +17,7 @@ package session
 type Storage struct {
 	events   []Event
 	payloads [storedKinds]resetter
-	ops      arena[SurfaceOp]
+	ops      arena.Arena[SurfaceOp]
 	bytes    []byte // the run of bytes Room hands out from
 }
 
@@ -27,10 +29,10 @@ func (s *Storage) reset() {
 	s.events = s.events[:0]
 	for _, p := range s.payloads {
 		if p != nil {
-			p.reset()
+			p.Reset()
 		}
 	}
-	s.ops.reset()
+	s.ops.Reset()
 	s.bytes = s.bytes[:0]
 }
 
@@ -46,44 +48,7 @@ func (s *Storage) room(n int) []byte {
 	return s.bytes[start : start : start+n]
 }
 
-// arena hands out elements of T from runs it keeps, each twice the last
-// from 8 to 512 elements; reset hands the same elements out again.
-type arena[T any] struct {
-	runs [][]T
-	run  int // the run elements are handed out from
-	used int // elements of runs[run] handed out
-}
-
-func (a *arena[T]) next() *T {
-	if a.run == len(a.runs) {
-		a.runs = append(a.runs, make([]T, min(8<<len(a.runs), 512)))
-	}
-	r := a.runs[a.run]
-	p := &r[a.used]
-	if a.used++; a.used == len(r) {
-		a.run, a.used = a.run+1, 0
-	}
-	return p
-}
-
-// put is a copy of *v from the arena.
-func (a *arena[T]) put(v *T) *T {
-	p := a.next()
-	*p = *v
-	return p
-}
-
-func (a *arena[T]) reset() {
-	for i := 0; i < a.run && i < len(a.runs); i++ {
-		clear(a.runs[i])
-	}
-	if a.run < len(a.runs) {
-		clear(a.runs[a.run][:a.used])
-	}
-	a.run, a.used = 0, 0
-}
-
-type resetter interface{ reset() }
+type resetter interface{ Reset() }
 
 // payloadPointer is a payload type's pointer.
 type payloadPointer[T any] interface {
@@ -100,12 +65,12 @@ func keep[T any, P payloadPointer[T]](s *Storage, v *T) P {
 		*p = *v
 		return p
 	}
-	a, _ := s.payloads[k].(*arena[T])
+	a, _ := s.payloads[k].(*arena.Arena[T])
 	if a == nil {
-		a = &arena[T]{}
+		a = &arena.Arena[T]{}
 		s.payloads[k] = a
 	}
-	return P(a.put(v))
+	return P(a.Put(v))
 }
 
 // storedKinds are the payload types a Storage keeps arenas of: those the

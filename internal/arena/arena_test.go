@@ -1,0 +1,37 @@
+package arena
+
+import "testing"
+
+type record struct {
+	n    int
+	name string
+}
+
+// TestArena: elements are distinct until Reset, zeroed when handed out
+// again, and a grown arena allocates nothing.
+func TestArena(t *testing.T) {
+	var a Arena[record]
+	seen := map[*record]bool{}
+	for i := range 100 {
+		p := a.Put(&record{n: i, name: "x"})
+		if seen[p] {
+			t.Fatalf("element %d handed out twice before Reset", i)
+		}
+		seen[p] = true
+	}
+	a.Reset()
+	for i := range 100 {
+		if p := a.New(); *p != (record{}) {
+			t.Fatalf("element %d after Reset is %+v, want zero", i, *p)
+		}
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		a.Reset()
+		for range 100 {
+			a.New()
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a grown arena allocates %v times for 100 elements, want 0", allocs)
+	}
+}
