@@ -117,8 +117,7 @@ func drawRequests(c *Config, s *sim.Scenario, rng *randStream) {
 				answer.ToolCalls = []sim.ToolCallSpec{{Name: "read", Arguments: readArguments.of(step + 1),
 					Result: resultText(c.ResultChars), LatencyMs: latency()}}
 			} else {
-				text := answers.of(turn + 1)
-				answer.Text = &text
+				answer.Text = answers.ptr(turn + 1)
 			}
 			s.Requests = append(s.Requests, answer)
 		}
@@ -202,6 +201,17 @@ func (n numbered) of(i int) string {
 		return n.table[i]
 	}
 	return n.text(i)
+}
+
+// ptr is a pointer to the text of number i: the table's own, shared by
+// every plan that draws it (a plan's texts are read, never written
+// through).
+func (n numbered) ptr(i int) *string {
+	if i >= 0 && i < len(n.table) {
+		return &n.table[i]
+	}
+	text := n.text(i)
+	return &text
 }
 
 // The workload's numbered texts.

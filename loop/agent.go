@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/turnsim/turnsim/internal/arena"
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -31,6 +32,8 @@ type Agent struct {
 	log   *session.Log
 	cfg   Config
 	ports Ports
+	// attempts are where the attempts live (nil: each on its own).
+	attempts *arena.Arena[attemptMemory]
 
 	listeners    []namedListener
 	wrapListener func(string, RequestErrorListener) RequestErrorListener
@@ -72,6 +75,9 @@ type requestContext struct {
 // (turn numbering continues from its last turn/start).
 func New(log *session.Log, cfg Config, ports Ports) *Agent {
 	a := &Agent{log: log, cfg: cfg, ports: ports}
+	if m := cfg.Memory; m != nil {
+		m.take(a)
+	}
 	for i := range log.Events() {
 		e := log.At(int64(i))
 		a.surface.apply(e)

@@ -43,11 +43,7 @@ func (st Step) Prepare(n int) (*Request, *Route, error) { return st.a.prepare(n)
 // Stream is steps 2–3 of docs/dsh.md#attempts: the attempt's chunks, its
 // finish, or the interrupted path when the turn is cancelled.
 func (st Step) Stream(req *Request, route *Route) (*Attempt, error) {
-	res, err := st.a.stream(req, route)
-	if err != nil {
-		return nil, err
-	}
-	return &Attempt{req: req, route: route, res: res}, nil
+	return st.a.stream(req, route)
 }
 
 // Succeed is step 5 of docs/dsh.md#attempts: the message, then the tool

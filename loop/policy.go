@@ -60,6 +60,9 @@ type Config struct {
 	// (the system prompt's assembly after a step's claim): the world lands
 	// there what waits behind the send that started the driver.
 	Yield func()
+	// Memory, when set, is one worker's memory the agent reuses from the
+	// worker's agent before it (Memory).
+	Memory *Memory
 }
 
 // DisposalRule is what a disposal stops.

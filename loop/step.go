@@ -105,6 +105,12 @@ func (a *Agent) appendHeader(t Target, reason string) {
 }
 
 // attemptResult is a streamed attempt: its chunks and how it finished.
+// attemptMemory is an attempt with its result, made in one allocation.
+type attemptMemory struct {
+	Attempt
+	result attemptResult
+}
+
 type attemptResult struct {
 	chunks    []int64 // seqs of this attempt's chunks
 	chunkBuf  [8]int64
@@ -125,8 +131,11 @@ func (r *attemptResult) sources() []int64 {
 // finish chunk at the adapter boundary
 // (docs/dsh.md#which-failures-recover); a cancelled turn takes the
 // interrupted path instead and never logs that finish.
-func (a *Agent) stream(req *Request, route *Route) (*attemptResult, error) {
-	res := &attemptResult{}
+func (a *Agent) stream(req *Request, route *Route) (*Attempt, error) {
+	// The attempt and its result in one piece of memory.
+	at := a.attempts.New()
+	at.Attempt = Attempt{req: req, route: route, res: &at.result}
+	res := &at.result
 	// An answer streams a handful of chunks: their seqs fit in the
 	// result itself, without a slice grown chunk by chunk.
 	res.chunks = res.chunkBuf[:0]
@@ -176,7 +185,7 @@ func (a *Agent) stream(req *Request, route *Route) (*attemptResult, error) {
 		}
 		return nil, a.interrupt(req, res)
 	}
-	return res, nil
+	return &at.Attempt, nil
 }
 
 // boundaryFinish is the runtime's final adapter boundary: a thrown failure

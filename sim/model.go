@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/turnsim/turnsim/internal/arena"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/session"
@@ -103,7 +104,14 @@ func Play(out Outcome, request int, clock loop.Clock, idleTimeoutMs float64) loo
 // play is Play with the chunks made in a world's room (nil: memory of
 // their own).
 func play(room *chunkRoom, out Outcome, request int, clock loop.Clock, idleTimeoutMs float64) loop.Stream {
-	return &scriptedStream{clock: clock, idleTimeoutMs: idleTimeoutMs, out: out, chunks: room.chunksOf(&out, request)}
+	var s *scriptedStream
+	if room != nil {
+		s = room.streams.New()
+	} else {
+		s = new(scriptedStream)
+	}
+	*s = scriptedStream{clock: clock, idleTimeoutMs: idleTimeoutMs, out: out, chunks: room.chunksOf(&out, request)}
+	return s
 }
 
 // scriptedStream plays one outcome: latency, its chunks, then the end.
@@ -246,6 +254,10 @@ func (r *chunkRoom) textBlock(index int, text string) []session.StreamChunk {
 type chunkRoom struct {
 	run []session.StreamChunk
 	log *session.Log
+	// streams are where the streams live (nil: each on its own); a run
+	// hands none out twice, so a stream the loop still holds is never
+	// written over.
+	streams *arena.Arena[scriptedStream]
 }
 
 // chunks is an empty slice with room for n chunks.

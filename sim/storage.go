@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"github.com/turnsim/turnsim/internal/arena"
+	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
 )
@@ -16,14 +18,38 @@ import (
 // failing run kept for its report) is left in its storage, and the worker
 // goes on with a new one.
 type Storage struct {
-	log       session.Storage
-	timeNs    []int64
-	facts     []oracle.Request
-	decisions []oracle.Decision
-	requests  []RequestRecord
-	chunks    []session.StreamChunk
-	names     names
-	oracle    oracle.Checker
+	log        session.Storage
+	timeNs     []int64
+	facts      []oracle.Request
+	decisions  []oracle.Decision
+	requests   []RequestRecord
+	chunks     []session.StreamChunk
+	names      names
+	oracle     oracle.Checker
+	counts     map[string]int
+	agent      loop.Memory
+	streams    arena.Arena[scriptedStream]
+	queue      []timed
+	actions    []AppliedAction
+	waterfalls []oracle.Waterfall
+}
+
+// agentMemory is the loop's memory in the storage (nil storage: none).
+func (m *Storage) agentMemory() *loop.Memory {
+	if m == nil {
+		return nil
+	}
+	return &m.agent
+}
+
+// emptied is *m emptied, or made the first time.
+func emptied[M ~map[K]V, K comparable, V any](m *M) M {
+	if *m == nil {
+		*m = make(M)
+	} else {
+		clear(*m)
+	}
+	return *m
 }
 
 // Checker is the oracle's checker, with its memory kept in the storage
@@ -74,4 +100,7 @@ func (ns *names) of(k nameKey, make func() string) string {
 func (m *Storage) keep(w *World) {
 	m.timeNs, m.facts, m.decisions = w.facts.TimeNs, w.facts.Requests, w.facts.Decisions
 	m.requests, m.chunks = w.requests, w.room.run
+	m.waterfalls = w.facts.Waterfalls
+	clear(w.clock.queue[:cap(w.clock.queue)]) // actions not run keep no closure alive
+	m.queue, m.actions = w.clock.queue[:0], w.actions
 }

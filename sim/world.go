@@ -140,6 +140,10 @@ type World struct {
 	mem *Storage
 	// room is where the scripted model makes its chunks.
 	room chunkRoom
+	// The ports the world plays, in the world's own memory.
+	model   scriptedModel
+	tools   scriptedTools
+	samples cycle
 	// watch is the plug-ins' watchdog's view of the run, nil when no
 	// watchdog runs; abandoned says the watchdog gave up on the run
 	// (guard.go).
@@ -237,7 +241,7 @@ func RunIn(st *Storage, s *Scenario, opts Options) *Result {
 		opts.System = nil // the system runs the model itself where it needs to
 		return sys.Run(s, opts)
 	}
-	w := &World{scenario: s, counts: map[string]int{}, facts: oracle.Facts{MaxOverflowRetries: -1, IdleAfterDisposal: -1}}
+	w := &World{scenario: s, facts: oracle.Facts{MaxOverflowRetries: -1, IdleAfterDisposal: -1}}
 	if opts.BlockedAfter >= 0 && slices.ContainsFunc(s.ListenerOrder, func(name string) bool { _, ok := find(opts.Listeners, name); return ok }) {
 		return w.supervise(opts, cmp.Or(opts.BlockedAfter, DefaultBlockedAfter))
 	}
@@ -258,6 +262,11 @@ func (w *World) run(opts Options) (res *Result) {
 		w.facts.TimeNs, w.facts.Requests, w.facts.Decisions = m.timeNs[:0], m.facts[:0], m.decisions[:0]
 		w.requests, w.room.run = m.requests[:0], m.chunks[:0]
 		w.ids.names = &m.names
+		w.counts = emptied(&m.counts)
+		m.streams.Reset()
+		w.room.streams = &m.streams
+		w.clock.queue, w.actions = m.queue[:0], m.actions[:0]
+		w.facts.Waterfalls = m.waterfalls[:0]
 		defer m.keep(w)
 	} else {
 		log = session.NewLog(header, &w.clock)
@@ -267,19 +276,22 @@ func (w *World) run(opts Options) (res *Result) {
 		w.facts.Requests = make([]oracle.Request, 0, 8)
 		w.facts.Decisions = make([]oracle.Decision, 0, 8)
 		w.requests = make([]RequestRecord, 0, 8)
+		w.counts = map[string]int{}
 	}
 	w.room.log = log
 	routes := map[string]*loop.Route{s.Provider: {RetryPolicy: s.RetryPolicy, ContextWindow: s.ContextWindow}}
 	if s.NoAdapter {
 		routes = nil
 	}
-	var random loop.Random = &cycle{samples: s.Random}
+	w.model, w.tools = scriptedModel{w: w}, scriptedTools{w: w}
+	w.samples = cycle{samples: s.Random}
+	var random loop.Random = &w.samples
 	if s.Seed != nil {
 		random = Stream(*s.Seed, "jitter")
 	}
 	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes, Settle: opts.Settle, Attempts: opts.Attempts,
-		RuntimeContext: s.RuntimeContext, Disposal: opts.Disposal, Yield: w.yield},
-		loop.Ports{Model: &scriptedModel{w: w}, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &scriptedTools{w: w}})
+		RuntimeContext: s.RuntimeContext, Disposal: opts.Disposal, Yield: w.yield, Memory: w.mem.agentMemory()},
+		loop.Ports{Model: &w.model, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &w.tools})
 	// From here on a panic is the system under test's: a plug-in's
 	// constructor runs next.
 	res = &Result{}
@@ -384,6 +396,12 @@ func (w *World) result(res *Result) {
 	res.Disposed, res.RetryDisposed = w.agent.Disposed(), w.retryDisposed
 	panicked := res.Facts.Panic
 	res.Facts = w.facts
+	if len(res.Actions) == 0 {
+		res.Actions = nil // none, as in a run in memory of its own
+	}
+	if len(res.Facts.Waterfalls) == 0 {
+		res.Facts.Waterfalls = nil // none, as in a run in memory of its own (not the storage's empty room)
+	}
 	res.Facts.Panic, res.Facts.Stopped = panicked, res.Stopped
 }
 
