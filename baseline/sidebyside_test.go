@@ -73,8 +73,9 @@ func BenchmarkSideBySide(b *testing.B) {
 	for b.Loop() {
 		kernel := measure{name: "turnsim (one goroutine)"}
 		kernel.timed(func() {
+			var st sim.Storage // one worker's, as a campaign's
 			for seed := uint64(1); seed <= uint64(*sideKernel); seed++ {
-				v := judge.RunSeed(seed, faults.Overrides{}, sim.Options{}, false)
+				v := judge.RunSeedIn(&st, seed, faults.Overrides{}, sim.Options{}, false)
 				if len(v.Violations) > 0 {
 					b.Fatalf("seed %#x: %s", seed, v.Violations[0])
 				}

@@ -22,6 +22,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/turnsim/turnsim/internal/plain"
+
 	"github.com/turnsim/turnsim/internal/limits"
 )
 
@@ -218,6 +220,10 @@ func (p *parser) str() (raw []byte, escaped bool, err error) {
 	p.i++ // "
 	start := p.i
 	for p.i < len(p.data) {
+		// Plain bytes need no look one by one.
+		if p.i = plain.Run(p.data, p.i); p.i == len(p.data) {
+			break
+		}
 		c := p.data[p.i]
 		switch {
 		case c == '"':

@@ -3,6 +3,9 @@ package session
 import (
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
+
+	"github.com/turnsim/turnsim/internal/plain"
 )
 
 // decodeFast reads the data of a typed event into p the way encoding/json
@@ -318,9 +321,9 @@ func (d *fastDecoder) str(s *string) bool {
 		return false
 	}
 	start := d.i + 1
-	j := start
-	for j < len(d.b) && d.b[j] != '"' && d.b[j] != '\\' && d.b[j] >= 0x20 {
-		j++
+	j := plain.Run(d.b, start)
+	for j < len(d.b) && d.b[j] >= utf8.RuneSelf { // past a multi-byte character's bytes
+		j = plain.Run(d.b, j+1)
 	}
 	if j < len(d.b) && d.b[j] == '"' {
 		*s = d.in.string(d.b[start:j])

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/turnsim/turnsim/internal/plain"
 )
 
 // Marshal encodes v as compact JSON without HTML escaping, as DSH's
@@ -33,44 +35,13 @@ func writeJSONString(b *bytes.Buffer, s string) {
 	_ = writeValue(b, s)
 }
 
-// plainRun is the index of the first byte of s at or after i that is not
-// written as it is (a control character, a quote, a backslash, or a byte
-// of a multi-byte character), or len(s). It looks at eight bytes a step:
-// most of a text is plain, and a tool's output is the longest text a run
-// writes.
-func plainRun(s string, i int) int {
-	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if !plainWord(x) {
-			break
-		}
-	}
-	for ; i < len(s); i++ {
-		if b := s[i]; b < 0x20 || b == '"' || b == '\\' || b >= utf8.RuneSelf {
-			return i
-		}
-	}
-	return len(s)
-}
-
-// plainWord reports whether all eight bytes of x are plain: none below
-// 0x20, none a quote or a backslash, none at or above 0x80.
-func plainWord(x uint64) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	control := (x - 0x20*ones) &^ x // a byte below 0x20 sets its high bit
-	q, b := x^'"'*ones, x^'\\'*ones // a quote or a backslash is a zero byte here
-	quote, backslash := (q-ones)&^q, (b-ones)&^b
-	return (control|quote|backslash|x)&highs == 0
-}
-
 // QuotedLen is the length of s as AppendString writes it, quotes
 // included: what to make room for before writing a long text, which would
 // otherwise be copied again as the room grew.
 func QuotedLen(s string) int {
 	n := len(s) + 2
 	for i := 0; i < len(s); {
-		if i = plainRun(s, i); i == len(s) {
+		if i = plain.Run(s, i); i == len(s) {
 			break
 		}
 		b := s[i]
@@ -105,7 +76,7 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if i = plainRun(s, i); i == len(s) {
+		if i = plain.Run(s, i); i == len(s) {
 			break
 		}
 		if b := s[i]; b < utf8.RuneSelf {
