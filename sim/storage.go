@@ -26,12 +26,26 @@ type Storage struct {
 	chunks     []session.StreamChunk
 	names      names
 	oracle     oracle.Checker
+	second     *Storage
 	counts     map[string]int
 	agent      loop.Memory
 	streams    arena.Arena[scriptedStream]
 	queue      []timed
 	actions    []AppliedAction
 	waterfalls []oracle.Waterfall
+}
+
+// Second is a storage of the worker's beside this one, for a second run
+// whose result is read beside the first's (a seed run twice for
+// nondeterminism). Nil storage: nil.
+func (m *Storage) Second() *Storage {
+	if m == nil {
+		return nil
+	}
+	if m.second == nil {
+		m.second = &Storage{}
+	}
+	return m.second
 }
 
 // agentMemory is the loop's memory in the storage (nil storage: none).
