@@ -179,7 +179,7 @@ type Options struct {
 // witness seq.
 func Check(events []session.Event, opts Options) []Violation {
 	var c Checker
-	return c.Check(events, opts)
+	return c.check(events, opts, false)
 }
 
 // A Checker checks log after log, as Check does, in memory it keeps from
@@ -205,10 +205,17 @@ type Checker struct {
 
 // Check checks a complete log, as the function Check does.
 func (c *Checker) Check(events []session.Event, opts Options) []Violation {
+	return c.check(events, opts, true)
+}
+
+// check is Check, with the records in arenas kept for the next log when
+// pooled (a checker of one log makes each on its own: an arena's first
+// run is room for several).
+func (c *Checker) check(events []session.Event, opts Options, pooled bool) []Violation {
 	if c.full == nil {
 		c.full, c.firstChunk = c.fullNodes, c.markFirstChunk
-		c.checks.pooled = true
 	}
+	c.checks.pooled = pooled
 	c.events, c.derive, c.nodes, c.derived = events, opts.Derive, view.Nodes{}, false
 	if c.derive == nil {
 		c.derive = view.Derive
