@@ -48,6 +48,14 @@ func (m *Storage) Second() *Storage {
 	return m.second
 }
 
+// roomOf is s emptied, or a slice with room for n when there is none yet.
+func roomOf[T any](s []T, n int) []T {
+	if s == nil {
+		return make([]T, 0, n)
+	}
+	return s[:0]
+}
+
 // agentMemory is the loop's memory in the storage (nil storage: none).
 func (m *Storage) agentMemory() *loop.Memory {
 	if m == nil {

@@ -259,8 +259,10 @@ func (w *World) run(opts Options) (res *Result) {
 	var log *session.Log
 	if m := w.mem; m != nil {
 		log = session.NewLogIn(&m.log, header, &w.clock)
-		w.facts.TimeNs, w.facts.Requests, w.facts.Decisions = m.timeNs[:0], m.facts[:0], m.decisions[:0]
-		w.requests, w.room.run = m.requests[:0], m.chunks[:0]
+		// Made as a run in memory of its own makes them (never nil), the
+		// first time.
+		w.facts.TimeNs, w.facts.Requests, w.facts.Decisions = roomOf(m.timeNs, 64), roomOf(m.facts, 8), roomOf(m.decisions, 8)
+		w.requests, w.room.run = roomOf(m.requests, 8), m.chunks[:0]
 		w.ids.names = &m.names
 		w.counts = emptied(&m.counts)
 		m.streams.Reset()

@@ -20,7 +20,9 @@ func (a *Arena[T]) New() *T {
 		return new(T)
 	}
 	if a.run == len(a.runs) {
-		a.runs = append(a.runs, make([]T, min(8<<len(a.runs), 512)))
+		// 8<<n stops at 512 (n = 6): an unbounded shift overflows int
+		// after 60 runs, and a long run (28,152 elements) would panic.
+		a.runs = append(a.runs, make([]T, 8<<min(len(a.runs), 6)))
 	}
 	r := a.runs[a.run]
 	p := &r[a.used]

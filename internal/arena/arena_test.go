@@ -25,6 +25,13 @@ func TestArena(t *testing.T) {
 			t.Fatalf("element %d after Reset is %+v, want zero", i, *p)
 		}
 	}
+	// Past the size where the runs' growth once overflowed (28,152
+	// elements): a long run's records.
+	a.Reset()
+	for i := range 100_000 {
+		a.Put(&record{n: i})
+	}
+	a.Reset()
 	allocs := testing.AllocsPerRun(20, func() {
 		a.Reset()
 		for range 100 {
