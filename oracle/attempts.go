@@ -69,7 +69,7 @@ func newSegmenter() *segmenter {
 // has.
 func (s *segmenter) reset() {
 	clear(s.window)
-	*s = segmenter{current: emptied(s.current), count: emptied(s.count), window: s.window[:0], attempts: s.attempts}
+	*s = segmenter{current: arena.Emptied(s.current), count: arena.Emptied(s.count), window: s.window[:0], attempts: s.attempts}
 }
 
 // add segments the event at index i, and returns the attempt it is a

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/turnsim/turnsim/internal/arena"
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -90,7 +91,7 @@ func (b *backoff) event(i int64, e *session.Event) {
 		}
 		ref := retryRef{p.RetryID, p.Retry}
 		if b.pending == nil {
-			b.pending = fresh(&b.spare)
+			b.pending = arena.Fresh(&b.spare)
 		}
 		b.pending[ref] = append(b.pending[ref], pendingRetry{index: i, seq: e.Seq, time: e.Time, turn: p.Turn, step: p.Step, retry: p.Retry, delayMs: p.DelayMs})
 	case *session.LLMRetryStarted:

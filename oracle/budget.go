@@ -53,7 +53,7 @@ func (b *retryBudget) event(e *session.Event) {
 	}
 	if b.chains == nil {
 		// Made at the first retry: most runs have none.
-		b.chains, b.owner, b.names = fresh(&b.spareChains), fresh(&b.spareOwner), fresh(&b.spareNames)
+		b.chains, b.owner, b.names = arena.Fresh(&b.spareChains), arena.Fresh(&b.spareOwner), arena.Fresh(&b.spareNames)
 	}
 	seq := e.Seq
 	key := budgetKey{p.Turn, p.Step, b.name(p.Provider), b.name(p.PolicyKey)}

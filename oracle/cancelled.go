@@ -90,7 +90,7 @@ func (c *cancelled) event(e *session.Event, a *attempt) {
 // none.
 func (c *cancelled) mark() {
 	if c.marks == nil {
-		c.marks, c.reported = fresh(&c.spareMarks), fresh(&c.spareReported)
+		c.marks, c.reported = arena.Fresh(&c.spareMarks), arena.Fresh(&c.spareReported)
 	}
 }
 

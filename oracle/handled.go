@@ -30,7 +30,7 @@ func newHandledFailure() *handledFailure {
 }
 
 func (h *handledFailure) reset() {
-	*h = handledFailure{reporter: h.reporter.reused(RetryAfterHandledFailure), steps: emptied(h.steps), recoveries: h.recoveries}
+	*h = handledFailure{reporter: h.reporter.reused(RetryAfterHandledFailure), steps: arena.Emptied(h.steps), recoveries: h.recoveries}
 }
 
 func (h *handledFailure) get(turn, step int) *stepRecovery {

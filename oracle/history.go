@@ -3,6 +3,7 @@ package oracle
 import (
 	"slices"
 
+	"github.com/turnsim/turnsim/internal/arena"
 	"github.com/turnsim/turnsim/loop/session"
 )
 
@@ -20,7 +21,7 @@ func newHistory() *history {
 }
 
 func (h *history) reset() {
-	*h = history{reporter: h.reporter.reused(FailedAttemptNotInHistory), toolCalls: emptied(h.toolCalls)}
+	*h = history{reporter: h.reporter.reused(FailedAttemptNotInHistory), toolCalls: arena.Emptied(h.toolCalls)}
 }
 
 func (h *history) event(e *session.Event, s *segmenter) {

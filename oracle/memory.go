@@ -7,22 +7,6 @@ package oracle
 // exactly the one its constructor makes: the fields that say what the log
 // showed start as they would, and only the containers are kept.
 
-// emptied is m emptied, or a new map for none.
-func emptied[M ~map[K]V, K comparable, V any](m M) M {
-	if m == nil {
-		return make(M)
-	}
-	clear(m)
-	return m
-}
-
-// fresh is the map a checker makes as it goes (it was nil until then):
-// *spare emptied, or made the first time and kept in *spare.
-func fresh[M ~map[K]V, K comparable, V any](spare *M) M {
-	*spare = emptied(*spare)
-	return *spare
-}
-
 // reused is a reporter of id with no violation, in r's memory.
 func (r *reporter) reused(id ID) reporter {
 	clear(r.out)

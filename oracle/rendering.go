@@ -3,6 +3,7 @@ package oracle
 import (
 	"strconv"
 
+	"github.com/turnsim/turnsim/internal/arena"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/loop/view"
 )
@@ -84,7 +85,7 @@ func (r *rendering) event(i int64, e *session.Event) {
 	case *session.LLMRetry:
 		if p.Retry == 1 && p.RetryID != "" {
 			if r.chainsOfTurn == nil {
-				r.chainsOfTurn = fresh(&r.spareChains)
+				r.chainsOfTurn = arena.Fresh(&r.spareChains)
 			}
 			r.chainsOfTurn[p.Turn] = append(r.chainsOfTurn[p.Turn], p.RetryID)
 		}

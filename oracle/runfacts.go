@@ -193,11 +193,11 @@ func checkNoLostInput(run *run, r *reporter) {
 	events, facts := run.events, run.facts
 	mem := &run.lost
 	mem.fateMemory.Reset()
-	fates := emptied(mem.fates)
-	lists := emptied(mem.lists)                  // target → message ids in order
+	fates := arena.Emptied(mem.fates)
+	lists := arena.Emptied(mem.lists)            // target → message ids in order
 	claimed := mem.claimed[:0]                   // claimed by the open turn, not yet entered
 	removed, ins := mem.removed[:0], mem.ins[:0] // one splice's, reused
-	pending := emptied(mem.pending)
+	pending := arena.Emptied(mem.pending)
 	defer func() {
 		mem.fates, mem.lists, mem.pending = fates, lists, pending
 		mem.claimed, mem.removed, mem.ins = claimed, removed, ins

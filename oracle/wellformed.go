@@ -178,7 +178,7 @@ func (w *wellFormed) observe(e *session.Event) {
 			}
 		}
 		w.openStep, w.lastStep = p.Step, p.Step
-		w.calls = fresh(&w.spareCalls)
+		w.calls = arena.Fresh(&w.spareCalls)
 	case *session.StepEnd:
 		w.inOpenStep(e, p.Turn, p.Step)
 		w.openStep = 0
@@ -336,7 +336,7 @@ func (w *wellFormed) checkRetryFields(e *session.Event, p *session.LLMRetry) {
 	// A llm/retry-started pairs with the latest schedule of its id and
 	// number; a reused id is retry-budget's to report.
 	if w.retries == nil {
-		w.retries = fresh(&w.spareRetries)
+		w.retries = arena.Fresh(&w.spareRetries)
 	}
 	r := w.retryMemory.New()
 	*r = scheduledRetry{turn: p.Turn, step: p.Step}

@@ -252,7 +252,7 @@ func (r *chunkRoom) textBlock(index int, text string) []session.StreamChunk {
 // are copied into the log's events as they are read, so a run's streams
 // can share one run of chunks. A nil room makes each in memory of its own.
 type chunkRoom struct {
-	run []session.StreamChunk
+	run *arena.Slices[session.StreamChunk]
 	log *session.Log
 	// streams are where the streams live (nil: each on its own); a run
 	// hands none out twice, so a stream the loop still holds is never
@@ -262,15 +262,10 @@ type chunkRoom struct {
 
 // chunks is an empty slice with room for n chunks.
 func (r *chunkRoom) chunks(n int) []session.StreamChunk {
-	if r == nil {
+	if r == nil || r.run == nil {
 		return make([]session.StreamChunk, 0, n)
 	}
-	if cap(r.run)-len(r.run) < n {
-		r.run = make([]session.StreamChunk, 0, max(2*cap(r.run), n, 32))
-	}
-	start := len(r.run)
-	r.run = r.run[:start+n]
-	return r.run[start : start : start+n]
+	return r.run.Room(n, 32)
 }
 
 // bytes is an empty slice with room for n bytes an event keeps.

@@ -23,7 +23,7 @@ type Storage struct {
 	facts      []oracle.Request
 	decisions  []oracle.Decision
 	requests   []RequestRecord
-	chunks     []session.StreamChunk
+	chunks     arena.Slices[session.StreamChunk]
 	names      names
 	oracle     oracle.Checker
 	second     *Storage
@@ -62,16 +62,6 @@ func (m *Storage) agentMemory() *loop.Memory {
 		return nil
 	}
 	return &m.agent
-}
-
-// emptied is *m emptied, or made the first time.
-func emptied[M ~map[K]V, K comparable, V any](m *M) M {
-	if *m == nil {
-		*m = make(M)
-	} else {
-		clear(*m)
-	}
-	return *m
 }
 
 // Checker is the oracle's checker, with its memory kept in the storage
@@ -121,7 +111,7 @@ func (ns *names) of(k nameKey, make func() string) string {
 // keep takes back the run's slices as they grew, for the next run.
 func (m *Storage) keep(w *World) {
 	m.timeNs, m.facts, m.decisions = w.facts.TimeNs, w.facts.Requests, w.facts.Decisions
-	m.requests, m.chunks = w.requests, w.room.run
+	m.requests = w.requests
 	m.waterfalls = w.facts.Waterfalls
 	clear(w.clock.queue[:cap(w.clock.queue)]) // actions not run keep no closure alive
 	m.queue, m.actions = w.clock.queue[:0], w.actions

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/turnsim/turnsim/internal/arena"
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/compact"
 	"github.com/turnsim/turnsim/loop/retry"
@@ -138,8 +139,10 @@ type World struct {
 	facts           oracle.Facts
 	// mem is the worker's storage the run reuses, or nil (RunIn).
 	mem *Storage
-	// room is where the scripted model makes its chunks.
-	room chunkRoom
+	// room is where the scripted model makes its chunks, in the storage's
+	// run of them or in chunks.
+	room   chunkRoom
+	chunks arena.Slices[session.StreamChunk]
 	// The ports the world plays, in the world's own memory.
 	model   scriptedModel
 	tools   scriptedTools
@@ -262,9 +265,11 @@ func (w *World) run(opts Options) (res *Result) {
 		// Made as a run in memory of its own makes them (never nil), the
 		// first time.
 		w.facts.TimeNs, w.facts.Requests, w.facts.Decisions = roomOf(m.timeNs, 64), roomOf(m.facts, 8), roomOf(m.decisions, 8)
-		w.requests, w.room.run = roomOf(m.requests, 8), m.chunks[:0]
+		w.requests = roomOf(m.requests, 8)
+		m.chunks.Reset()
+		w.room.run = &m.chunks
 		w.ids.names = &m.names
-		w.counts = emptied(&m.counts)
+		w.counts = arena.Fresh(&m.counts)
 		m.streams.Reset()
 		w.room.streams = &m.streams
 		w.clock.queue, w.actions = m.queue[:0], m.actions[:0]
@@ -279,6 +284,7 @@ func (w *World) run(opts Options) (res *Result) {
 		w.facts.Decisions = make([]oracle.Decision, 0, 8)
 		w.requests = make([]RequestRecord, 0, 8)
 		w.counts = map[string]int{}
+		w.room.run = &w.chunks
 	}
 	w.room.log = log
 	routes := map[string]*loop.Route{s.Provider: {RetryPolicy: s.RetryPolicy, ContextWindow: s.ContextWindow}}

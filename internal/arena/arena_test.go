@@ -42,3 +42,21 @@ func TestArena(t *testing.T) {
 		t.Errorf("a grown arena allocates %v times for 100 elements, want 0", allocs)
 	}
 }
+
+// TestSlices: each room is capped at its size, so that an append past it
+// copies rather than writes over the next room, and Reset hands the run
+// out again.
+func TestSlices(t *testing.T) {
+	var s Slices[byte]
+	first := s.Room(3, 8)
+	a := append(first, "abc"...)
+	b := append(s.Room(3, 8), "def"...)
+	a = append(a, 'X') // past its room: a copy
+	if string(b) != "def" || string(a) != "abcX" {
+		t.Fatalf("rooms %q and %q, want \"abcX\" and \"def\": an append wrote over the next room", a, b)
+	}
+	s.Reset()
+	if again := append(s.Room(3, 8), "ghi"...); &again[0] != &first[:1][0] {
+		t.Fatal("after Reset the first room is not the run's first bytes again")
+	}
+}

@@ -77,7 +77,7 @@ func AppendSurfaceCopy[T any, P payloadPointer[T]](l *Log, v *T, op SurfaceOp, s
 // keeps (the JSON of a block or a content), from the log's storage: the
 // storage's next log writes over them. A slice grown past n is copied to
 // memory of its own, as any append would.
-func (l *Log) Room(n int) []byte { return l.mem.room(n) }
+func (l *Log) Room(n int) []byte { return l.mem.bytes.Room(n, 4<<10) }
 
 func (l *Log) append(e Event) Event {
 	e.Seq = int64(len(l.mem.events))

@@ -18,7 +18,7 @@ type Storage struct {
 	events   []Event
 	payloads [storedKinds]resetter
 	ops      arena.Arena[SurfaceOp]
-	bytes    []byte // the run of bytes Room hands out from
+	bytes    arena.Slices[byte] // what Room hands out
 }
 
 // reset gives the storage's memory back for a new log. What the last log
@@ -33,19 +33,7 @@ func (s *Storage) reset() {
 		}
 	}
 	s.ops.Reset()
-	s.bytes = s.bytes[:0]
-}
-
-// room is n bytes of room from the storage's run of bytes: the last run
-// made, reused by the next log, so that the storage keeps one run of the
-// size a log needs.
-func (s *Storage) room(n int) []byte {
-	if cap(s.bytes)-len(s.bytes) < n {
-		s.bytes = make([]byte, 0, max(2*cap(s.bytes), n, 4<<10))
-	}
-	start := len(s.bytes)
-	s.bytes = s.bytes[:start+n]
-	return s.bytes[start : start : start+n]
+	s.bytes.Reset()
 }
 
 type resetter interface{ Reset() }
