@@ -32,13 +32,23 @@ type Agent struct {
 	log   *session.Log
 	cfg   Config
 	ports Ports
-	// attempts are where the attempts live (nil: each on its own).
+	// attempts, requests and failures are where the attempts, their
+	// requests and the waterfall's payloads live (nil: each on its own).
 	attempts *arena.Arena[attemptMemory]
+	requests *arena.Arena[Request]
+	failures *arena.Arena[RequestError]
 
-	listeners    []namedListener
-	wrapListener func(string, RequestErrorListener) RequestErrorListener
-	onAppend     []func(*session.Event)
-	onStatus     []func(Status)
+	listeners  []namedListener
+	onAppend   []func(*session.Event)
+	onStatus   []func(Status)
+	onDecision []func(*Decision)
+	// The waterfall's working memory (waterfall.go): the chains being
+	// run, a frame per listener running, and the remove functions made.
+	chains    []namedListener
+	frames    []*frame
+	listening int
+	removers  []remover
+	decision  Decision
 
 	surface Surface
 	context contextProjection
@@ -74,10 +84,13 @@ type requestContext struct {
 // New starts an agent writing to log. The log may hold earlier history
 // (turn numbering continues from its last turn/start).
 func New(log *session.Log, cfg Config, ports Ports) *Agent {
-	a := &Agent{log: log, cfg: cfg, ports: ports}
+	var a *Agent
 	if m := cfg.Memory; m != nil {
-		m.take(a)
+		a = m.agent(log, cfg, ports)
+	} else {
+		a = &Agent{log: log, cfg: cfg, ports: ports}
 	}
+	a.surface.log = log
 	for i := range log.Events() {
 		e := log.At(int64(i))
 		a.surface.apply(e)
@@ -198,10 +211,15 @@ func (a *Agent) Send(m session.UserMessage, target string, wakeup bool) error {
 	// The inbox changes before its splice is logged, so that an observer
 	// of the splice (which may cancel and clear the inbox) sees the agent
 	// as the log says it is.
+	// The inbox's messages are the log's: a step claims them into its
+	// events (claim), so they live in the log's storage.
 	start := len(*list)
+	if start == cap(*list) {
+		*list = append(a.log.MessagesRoom(max(2*start, 2)), *list...)
+	}
 	*list = append(*list, m)
 	drives := a.drives
-	AppendCopy(a, &session.InboxSpliced{Target: target, Start: start, Inserted: []session.UserMessage{m}})
+	AppendCopy(a, &session.InboxSpliced{Target: target, Start: start, Inserted: append(a.log.MessagesRoom(1), m)})
 	switch {
 	case !wakeup || a.drives != drives:
 	case a.disposed && a.cfg.Disposal == DisposalRC8 && !a.running:

@@ -113,14 +113,15 @@ func withoutToolCalls(blocks []block) []block {
 	return out
 }
 
-func toolCalls(blocks []block) []block {
-	var out []block
+// countToolCalls is the number of tool-call blocks.
+func countToolCalls(blocks []block) int {
+	n := 0
 	for _, b := range blocks {
 		if b.Type == "tool-call" {
-			out = append(out, b)
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 // encodeBlocks writes message content: a closed block as its block-end

@@ -55,8 +55,8 @@ func (st Step) Succeed(at *Attempt) (StepOutcome, error) { return st.a.succeed(a
 // read after it.
 func (st Step) Recover(at *Attempt) Settlement {
 	a := st.a
-	ev := &RequestError{Agent: a, Turn: a.turn, Step: a.step, Provider: at.req.Provider,
-		Failure: *at.res.finish.Reason.Failure, Signal: a.ctx}
+	ev := a.failures.Put(&RequestError{Agent: a, Turn: a.turn, Step: a.step, Provider: at.req.Provider,
+		Failure: *at.res.finish.Reason.Failure, Signal: a.ctx})
 	if at.route != nil {
 		ev.RetryPolicy = at.route.RetryPolicy
 	}

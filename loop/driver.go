@@ -54,7 +54,7 @@ func (a *Agent) runTurn() bool {
 			reason = session.TurnEndReason{Kind: session.EndAborted, Cause: a.cause}
 		} else {
 			f := failureOf(err)
-			reason = session.TurnEndReason{Kind: session.EndError, Error: &f}
+			reason = session.TurnEndReason{Kind: session.EndError, Error: a.log.KeepFailure(&f)}
 		}
 	}
 	AppendCopy(a, &session.TurnEnd{Turn: a.turn, Reason: reason})
@@ -171,6 +171,9 @@ func (a *Agent) claim(boundary string) []session.UserMessage {
 // failureOf is the LlmFailure a turn ends with: an LLM error's own, or
 // UNKNOWN with the rendered cause chain.
 func failureOf(err error) session.LlmFailure {
+	if le, ok := err.(*LLMError); ok { // the common case, without errors.As's allocation
+		return le.Failure
+	}
 	var le *LLMError
 	if errors.As(err, &le) {
 		return le.Failure

@@ -1,22 +1,48 @@
 package loop
 
-import "github.com/turnsim/turnsim/internal/arena"
+import (
+	"github.com/turnsim/turnsim/internal/arena"
+	"github.com/turnsim/turnsim/loop/session"
+)
 
 // Memory is what one worker's agents reuse, agent after agent
-// (Config.Memory): the surface's nodes and the attempts. A new agent in
-// a memory takes over what the one before it grew, which must no longer
-// run. The zero value is ready to use.
+// (Config.Memory): the agent itself, its surface's nodes, its listeners
+// and observers, and the attempts. A new agent in a memory is the one
+// before it, emptied: that one must no longer run, nor be read.
+// The zero value is ready to use.
 type Memory struct {
 	last     *Agent
 	attempts arena.Arena[attemptMemory]
+	requests arena.Arena[Request]
+	failures arena.Arena[RequestError]
 }
 
-// take hands a's the memory the agent before it used.
-func (m *Memory) take(a *Agent) {
-	if last := m.last; last != nil {
-		clear(last.surface.nodes)
-		a.surface.nodes = last.surface.nodes[:0]
+// agent is the memory's agent, emptied, for log, cfg and ports.
+func (m *Memory) agent(log *session.Log, cfg Config, ports Ports) *Agent {
+	a := m.last
+	if a == nil {
+		a = &Agent{}
+		m.last = a
 	}
+	// What the last agent grew, emptied so that it keeps nothing alive.
+	nodes, listeners := emptied(a.surface.nodes), emptied(a.listeners)
+	onAppend, onStatus, onDecision := emptied(a.onAppend), emptied(a.onStatus), emptied(a.onDecision)
+	// (Not the inbox: its messages are the log's, claimed into its
+	// events.) The frames and remove functions are bound to this agent,
+	// and so good for the next.
+	frames, chains, removers := a.frames, emptied(a.chains), a.removers
+	*a = Agent{log: log, cfg: cfg, ports: ports, listeners: listeners, onAppend: onAppend, onStatus: onStatus, onDecision: onDecision,
+		frames: frames, chains: chains, removers: removers}
+	a.surface.nodes = nodes
 	m.attempts.Reset()
-	a.attempts, m.last = &m.attempts, a
+	m.requests.Reset()
+	m.failures.Reset()
+	a.attempts, a.requests, a.failures = &m.attempts, &m.requests, &m.failures
+	return a
+}
+
+// emptied is s with no elements and its room cleared.
+func emptied[T any](s []T) []T {
+	clear(s[:cap(s)])
+	return s[:0]
 }

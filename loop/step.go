@@ -73,20 +73,19 @@ func (a *Agent) prepare(attempt int) (*Request, *Route, error) {
 		ctx.window = route.ContextWindow
 	}
 	if ctx != a.lastContext {
-		rc := &session.RequestContext{Provider: ctx.provider, Model: ctx.model}
+		rc := session.RequestContext{Provider: ctx.provider, Model: ctx.model}
 		if ctx.window > 0 {
-			w := ctx.window
-			rc.ContextWindow = &w
+			rc.ContextWindow = &route.ContextWindow // the route outlives the log's run
 		}
-		a.Append(rc)
+		AppendCopy(a, &rc)
 		a.lastContext = ctx
 	}
 	if err := a.check(); err != nil {
 		return nil, nil, err
 	}
 	nodes := a.surface.Nodes()
-	req := &Request{Turn: a.turn, Step: a.step, Attempt: attempt, Provider: target.Provider, Model: target.Model,
-		MaxTokens: a.cfg.MaxTokens, Messages: nodes[:len(nodes):len(nodes)], Tokens: a.surface.Tokens(), Generation: a.surface.ReplaceGeneration()}
+	req := a.requests.Put(&Request{Turn: a.turn, Step: a.step, Attempt: attempt, Provider: target.Provider, Model: target.Model,
+		MaxTokens: a.cfg.MaxTokens, Messages: nodes[:len(nodes):len(nodes)], Tokens: a.surface.Tokens(), Generation: a.surface.ReplaceGeneration()})
 	return req, route, nil
 }
 
@@ -196,7 +195,7 @@ func (a *Agent) boundaryFinish(err error) session.StreamChunk {
 	if f.Code == "ABORTED" {
 		kind = session.FinishAborted
 	}
-	return session.StreamChunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: kind, Failure: &f}}
+	return session.StreamChunk{Type: session.ChunkFinish, Reason: a.log.KeepReason(&session.FinishReason{Kind: kind, Failure: a.log.KeepFailure(&f)})}
 }
 
 // interrupt writes the interrupted message of a cancelled attempt when it
@@ -226,10 +225,13 @@ func (a *Agent) succeed(req *Request, res *attemptResult) (stepOutcome, error) {
 	body := a.assistantBody(req, blocks)
 	body.Source.ReplayState = res.finish.ReplayState
 	text := blocksText(blocks)
-	var callIDs []string
-	for _, b := range blocks {
-		if b.Type == "tool-call" {
-			callIDs = append(callIDs, b.ID)
+	var callIDs []string // nil without calls, as the surface reads a message (apply)
+	if n := countToolCalls(blocks); n > 0 {
+		callIDs = a.log.StringsRoom(n)
+		for _, b := range blocks {
+			if b.Type == "tool-call" {
+				callIDs = append(callIDs, b.ID)
+			}
 		}
 	}
 	appendNode(a, &session.AssistantMessage{Turn: a.turn, Step: a.step, Message: body, Usage: res.assembler.usage},
@@ -237,18 +239,20 @@ func (a *Agent) succeed(req *Request, res *attemptResult) (stepOutcome, error) {
 	if maxTokens {
 		return outcomeMaxTokens, nil
 	}
-	calls := toolCalls(blocks)
-	if len(calls) == 0 {
+	if len(callIDs) == 0 {
 		return outcomeCompleted, nil
 	}
-	a.runTools(calls)
+	a.runTools(blocks)
 	return outcomeNone, nil
 }
 
-// runTools runs the calls in model order; after a cancel the remaining
-// calls get a synthetic call and an aborted result.
-func (a *Agent) runTools(calls []block) {
-	for _, c := range calls {
+// runTools runs the blocks' tool calls in model order; after a cancel the
+// remaining calls get a synthetic call and an aborted result.
+func (a *Agent) runTools(blocks []block) {
+	for _, c := range blocks {
+		if c.Type != "tool-call" {
+			continue
+		}
 		call := ToolCall{Turn: a.turn, Step: a.step, ID: c.ID, Name: c.Name, Arguments: c.Text}
 		callEvent := AppendCopy(a, &session.ToolCall{Turn: a.turn, Step: a.step, CallID: c.ID, Name: c.Name, Arguments: c.Text})
 		var out ToolOutcome
@@ -265,11 +269,11 @@ func (a *Agent) runTools(calls []block) {
 				toolErr = &session.ToolError{Name: "AbortError", Code: "ABORTED"}
 			}
 		}
-		appendNode(a, &session.ToolResult{Turn: a.turn, Step: a.step, Error: toolErr, Message: &session.UserMessage{
+		appendNode(a, &session.ToolResult{Turn: a.turn, Step: a.step, Error: toolErr, Message: session.Keep(a.log, &session.UserMessage{
 			Content: toolResultContent(a.log, c.ID, out),
 			Source:  session.Source{Kind: "tool", CallID: c.ID},
 			Role:    "user",
 			ID:      a.ports.IDs.NewID(IDMessage),
-		}}, []int64{callEvent.Seq}, SurfaceNode{Kind: NodeTool, Text: out.Text, Tokens: ToolResultTokens(out.Text), CallID: c.ID})
+		})}, append(a.log.SeqsRoom(1), callEvent.Seq), SurfaceNode{Kind: NodeTool, Text: out.Text, Tokens: ToolResultTokens(out.Text), CallID: c.ID})
 	}
 }

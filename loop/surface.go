@@ -1,8 +1,9 @@
 package loop
 
 import (
+	"bytes"
 	"encoding/json"
-	"strings"
+	"unsafe"
 
 	"github.com/turnsim/turnsim/loop/session"
 )
@@ -33,6 +34,8 @@ const (
 // Surface is the derived message history: surface events applied in order,
 // replacements in place.
 type Surface struct {
+	// log is the agent's, whose bytes a node's text may share (nil: none).
+	log   *session.Log
 	nodes []SurfaceNode
 	// generation counts committed replacements (pruning and checkpoints).
 	generation int
@@ -60,7 +63,7 @@ func (s *Surface) push(node SurfaceNode) {
 
 // apply updates the surface with a surface event.
 func (s *Surface) apply(e *session.Event) {
-	node, ok := surfaceNode(e)
+	node, ok := surfaceNode(e, s.log)
 	if !ok || e.SurfaceOp == nil {
 		return
 	}
@@ -91,10 +94,11 @@ func (s *Surface) apply(e *session.Event) {
 	s.generation++
 }
 
-func surfaceNode(e *session.Event) (SurfaceNode, bool) {
+// surfaceNode is the node of a surface event of log (nil: of none).
+func surfaceNode(e *session.Event, log *session.Log) (SurfaceNode, bool) {
 	switch p := e.Data.(type) {
 	case *session.UserMessage:
-		if text, ok := oneTextBlock(p.Content); ok {
+		if text, ok := oneTextBlock(p.Content, log); ok {
 			return SurfaceNode{Seq: e.Seq, Kind: NodeUser, Text: text, Tokens: TextMessageTokens(text)}, true
 		}
 		return SurfaceNode{Seq: e.Seq, Kind: NodeUser, Text: contentText(p.Content), Tokens: MessageTokens(p.Content)}, true
@@ -112,21 +116,28 @@ func surfaceNode(e *session.Event) (SurfaceNode, bool) {
 }
 
 // oneTextBlock reads the common shape of content, one text block without
-// escapes, without a decoder.
-func oneTextBlock(content json.RawMessage) (string, bool) {
+// escapes, without a decoder. The text shares the content's bytes when
+// log holds them (they stay as long as the log, and the node with them);
+// otherwise it is a copy, since the caller's bytes may change.
+func oneTextBlock(content json.RawMessage, log *session.Log) (string, bool) {
 	const prefix, suffix = `[{"type":"text","text":"`, `"}]`
-	if s := string(content); strings.HasPrefix(s, prefix) && strings.HasSuffix(s, suffix) {
-		if text := s[len(prefix) : len(s)-len(suffix)]; !strings.ContainsAny(text, "\\\"") {
-			return text, true
-		}
+	if !bytes.HasPrefix(content, []byte(prefix)) || !bytes.HasSuffix(content, []byte(suffix)) {
+		return "", false
 	}
-	return "", false
+	text := content[len(prefix) : len(content)-len(suffix)]
+	if bytes.ContainsAny(text, "\\\"") {
+		return "", false
+	}
+	if log != nil && log.Holds(text) {
+		return unsafe.String(unsafe.SliceData(text), len(text)), true
+	}
+	return string(text), true
 }
 
 // contentText joins the text of content blocks, nested tool-result content
 // and tool-call arguments included.
 func contentText(content json.RawMessage) string {
-	if text, ok := oneTextBlock(content); ok {
+	if text, ok := oneTextBlock(content, nil); ok {
 		return text
 	}
 	var blocks []struct {

@@ -50,32 +50,50 @@ type namedListener struct {
 // before it: the first registered is the outermost. It returns a function
 // that unregisters it.
 func (a *Agent) AddRequestErrorListener(name string, l RequestErrorListener) (remove func()) {
-	a.listeners = append(a.listeners, namedListener{name, a.wrap(name, l)})
+	a.listeners = append(a.listeners, namedListener{name, l})
 	return a.removeListener(name)
 }
 
 // PrependRequestErrorListener registers a listener before all others.
 func (a *Agent) PrependRequestErrorListener(name string, l RequestErrorListener) (remove func()) {
-	a.listeners = append([]namedListener{{name, a.wrap(name, l)}}, a.listeners...)
+	a.listeners = append([]namedListener{{name, l}}, a.listeners...)
 	return a.removeListener(name)
 }
 
-// ObserveListeners wraps every listener registered afterwards, so that an
-// observer (the simulator's run facts) sees each decision; the wrapper
-// must call the listener it is given and return its result.
-func (a *Agent) ObserveListeners(wrap func(name string, l RequestErrorListener) RequestErrorListener) {
-	a.wrapListener = wrap
+// Decision is one listener's answer to a failure, as the waterfall saw it.
+type Decision struct {
+	Listener string
+	Event    *RequestError
+	Action   Action
+	Err      error
+	// PassedOn says the listener's next() returned a retry (without a
+	// throw) at least once: a retry it then returns is its downstream's,
+	// not its own.
+	PassedOn bool
+	// Outermost says the listener is the waterfall's first: its answer
+	// is the waterfall's.
+	Outermost bool
 }
 
-func (a *Agent) wrap(name string, l RequestErrorListener) RequestErrorListener {
-	if a.wrapListener == nil {
-		return l
-	}
-	return a.wrapListener(name, l)
-}
+// OnDecision registers an observer of every listener's answer (the
+// simulator's run facts), called as the listener returns; the decision is
+// read during the call, not kept.
+func (a *Agent) OnDecision(f func(*Decision)) { a.onDecision = append(a.onDecision, f) }
 
+// Listening is how many listeners are running, one inside the next():
+// 0 outside the waterfall.
+func (a *Agent) Listening() int { return a.listening }
+
+// removeListener is the function that unregisters the listener of that
+// name: made once per name for an agent kept in a Memory, which installs
+// the same listeners run after run.
 func (a *Agent) removeListener(name string) func() {
-	return func() {
+	for _, r := range a.removers {
+		if r.name == name {
+			return r.remove
+		}
+	}
+	remove := func() {
 		for i, l := range a.listeners {
 			if l.name == name {
 				a.listeners = append(a.listeners[:i:i], a.listeners[i+1:]...)
@@ -83,25 +101,59 @@ func (a *Agent) removeListener(name string) func() {
 			}
 		}
 	}
+	if len(a.removers) < maxRemovers {
+		a.removers = append(a.removers, remover{name, remove})
+	}
+	return remove
+}
+
+// remover is a listener name's remove function, kept for the next agent.
+type remover struct {
+	name   string
+	remove func()
+}
+
+// maxRemovers bounds the remove functions an agent keeps: a run installs
+// a handful of listeners.
+const maxRemovers = 16
+
+// frame is one listener's place in a waterfall being run: the chain it
+// belongs to and where its next() leads. An agent keeps its frames from
+// waterfall to waterfall (and, in a Memory, from run to run), each with
+// its next() made once; a next() is called while its listener runs, as
+// DSH's waterfall awaits it (one kept and called later runs the frame's
+// next listener of the time).
+type frame struct {
+	a     *Agent
+	chain []namedListener
+	ev    *RequestError
+	// next is the index in chain that the listener's next() calls,
+	// advancing on each call; passedOn says a call returned a retry.
+	next     int
+	passedOn bool
+	nextFn   Next
+}
+
+// callNext is a frame's next(): the next listener, or no action past the
+// end of the chain.
+func (f *frame) callNext() (Action, error) {
+	n := f.next
+	f.next++
+	act, err := f.a.callListener(f.chain, n, f.ev)
+	f.passedOn = f.passedOn || (act == Retry && err == nil)
+	return act, err
 }
 
 // runWaterfall offers a failure to the listeners, outermost first. Any
 // returned value other than Retry is no action.
 func (a *Agent) runWaterfall(ev *RequestError) (Action, error) {
-	chain := append([]namedListener(nil), a.listeners...)
-	var call func(i int) (Action, error)
-	call = func(i int) (Action, error) {
-		if i >= len(chain) {
-			return NoAction, nil
-		}
-		next := i + 1
-		return chain[i].fn(ev, func() (Action, error) {
-			n := next
-			next++
-			return call(n)
-		})
-	}
-	act, err := call(0)
+	// The chain as it is now: a listener removed or added during the
+	// waterfall changes the next one, not this one.
+	base := len(a.chains)
+	a.chains = append(a.chains, a.listeners...)
+	act, err := a.callListener(a.chains[base:len(a.chains):len(a.chains)], 0, ev)
+	clear(a.chains[base:])
+	a.chains = a.chains[:base]
 	if err != nil {
 		return NoAction, err
 	}
@@ -109,4 +161,33 @@ func (a *Agent) runWaterfall(ev *RequestError) (Action, error) {
 		act = NoAction
 	}
 	return act, nil
+}
+
+// callListener runs chain[i] with a frame of its own, and tells the
+// decision observers what it answered.
+func (a *Agent) callListener(chain []namedListener, i int, ev *RequestError) (Action, error) {
+	if i >= len(chain) {
+		return NoAction, nil
+	}
+	if a.listening == len(a.frames) {
+		f := &frame{a: a}
+		f.nextFn = f.callNext
+		a.frames = append(a.frames, f)
+	}
+	f := a.frames[a.listening]
+	f.chain, f.ev, f.next, f.passedOn = chain, ev, i+1, false
+	a.listening++
+	act, err := chain[i].fn(ev, f.nextFn)
+	a.listening--
+	passedOn := f.passedOn
+	f.chain, f.ev = nil, nil
+	if len(a.onDecision) > 0 {
+		// The agent's own memory, not a Decision per answer: observers
+		// read it as they are called, and keep no pointer to it.
+		a.decision = Decision{Listener: chain[i].name, Event: ev, Action: act, Err: err, PassedOn: passedOn, Outermost: a.listening == 0}
+		for _, observe := range a.onDecision {
+			observe(&a.decision)
+		}
+	}
+	return act, err
 }

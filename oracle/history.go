@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/json"
 	"slices"
 
 	"github.com/turnsim/turnsim/internal/arena"
@@ -11,7 +12,10 @@ import (
 // only a successful message's tool calls run.
 type history struct {
 	reporter
-	toolCalls map[[2]int][]string // step → tool calls of its successful message
+	// toolCalls are the contents of the steps' successful messages, whose
+	// tool-call blocks are the calls each step may run: asked of each
+	// call (session.HasToolCallID), never made into a list.
+	toolCalls map[[2]int]json.RawMessage
 }
 
 func newHistory() *history {
@@ -28,11 +32,11 @@ func (h *history) event(e *session.Event, s *segmenter) {
 	switch p := e.Data.(type) {
 	case *session.AssistantMessage:
 		if !p.Interrupted {
-			h.toolCalls[[2]int{p.Turn, p.Step}] = session.ToolCallIDs(p.Message.Content)
+			h.toolCalls[[2]int{p.Turn, p.Step}] = p.Message.Content
 		}
 		h.checkCitations(e, p, s)
 	case *session.ToolCall:
-		if !slices.Contains(h.toolCalls[[2]int{p.Turn, p.Step}], p.CallID) {
+		if !session.HasToolCallID(h.toolCalls[[2]int{p.Turn, p.Step}], p.CallID) {
 			h.add(p.Turn, p.Step, []int64{e.Seq}, "tool call %s runs, but no successful message of its step asked for it", p.CallID)
 		}
 	}

@@ -17,7 +17,7 @@ const Forever = time.Duration(math.MaxInt64)
 type timed struct {
 	at    time.Duration
 	order int // insertion order breaks ties
-	apply func()
+	act   actionRef
 }
 
 // Clock is the virtual clock: now, and a queue of timed world actions.
@@ -29,6 +29,9 @@ type Clock struct {
 	// of a listener's wait); an interface, not a func, so that setting it
 	// allocates nothing.
 	sleeper interface{ sleeping() }
+	// actor applies the actions as they come due: the world, set once,
+	// so that an action is a value in the queue, not a closure.
+	actor interface{ apply(actionRef) }
 }
 
 // Now is the virtual time.
@@ -37,10 +40,10 @@ func (c *Clock) Now() time.Time { return Epoch.Add(c.now) }
 // Elapsed is the virtual time since Epoch.
 func (c *Clock) Elapsed() time.Duration { return c.now }
 
-// At schedules f at virtual time at (clamped to now); actions at the same
-// time run in the order they were scheduled.
-func (c *Clock) At(at time.Duration, f func()) {
-	t := timed{at: max(at, c.now), order: c.added, apply: f}
+// at schedules the world action r at virtual time at (clamped to now);
+// actions at the same time run in the order they were scheduled.
+func (c *Clock) at(at time.Duration, r actionRef) {
+	t := timed{at: max(at, c.now), order: c.added, act: r}
 	c.added++
 	i := len(c.queue)
 	for i > 0 && (c.queue[i-1].at > t.at) {
@@ -81,12 +84,14 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// runNext applies the earliest action.
+// runNext applies the earliest action. The queue shifts down rather than
+// dropping its head, so that it keeps its room for the actions still to be
+// scheduled (the run's queue lives in the worker's storage).
 func (c *Clock) runNext() {
 	t := c.queue[0]
-	c.queue = c.queue[1:]
+	c.queue = c.queue[:copy(c.queue, c.queue[1:])]
 	c.now = max(c.now, t.at)
-	t.apply()
+	c.actor.apply(t.act)
 }
 
 // stalled is raised (and recovered by the world) when a sleep without

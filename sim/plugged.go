@@ -58,7 +58,7 @@ func (w *World) builtInBudget(name string) oracle.Budget {
 // placed after the nth such wait apply now (before the wait looks at the
 // turn signal) or plusMs into it.
 func (w *World) sleeping() {
-	if w.depth == 0 {
+	if w.agent.Listening() == 0 {
 		return
 	}
 	w.point(AfterListenerWait)
@@ -77,9 +77,9 @@ func (w *World) point(name string) {
 		}
 		t.done = true
 		if t.PlusMs > 0 {
-			w.clock.At(w.clock.Elapsed()+duration(t.PlusMs), t.apply)
+			w.clock.at(w.clock.Elapsed()+duration(t.PlusMs), t.act)
 			continue
 		}
-		t.apply()
+		w.apply(t.act)
 	}
 }

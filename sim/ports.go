@@ -7,17 +7,28 @@ import (
 
 // counterIDs gives readable ids: retry-1, compaction-1, message-1, …
 type counterIDs struct {
-	next map[string]int
+	// counts are the ids given of each kind; a run uses a few kinds, so
+	// a list searched in order beats a map (and is reused from run to run).
+	counts []idCount
 	// names are the worker's names made before (nil: none kept).
 	names *names
 }
 
+type idCount struct {
+	kind string
+	n    int
+}
+
 func (c *counterIDs) NewID(kind string) string {
-	if c.next == nil {
-		c.next = map[string]int{}
+	i := 0
+	for i < len(c.counts) && c.counts[i].kind != kind {
+		i++
 	}
-	c.next[kind]++
-	n := c.next[kind]
+	if i == len(c.counts) {
+		c.counts = append(c.counts, idCount{kind: kind})
+	}
+	c.counts[i].n++
+	n := c.counts[i].n
 	return c.names.of(nameKey{kind, "", n}, func() string { return kind + "-" + strconv.Itoa(n) })
 }
 

@@ -33,6 +33,81 @@ type Storage struct {
 	queue      []timed
 	actions    []AppliedAction
 	waterfalls []oracle.Waterfall
+	budgets    []oracle.Budget
+	inputs     []oracle.Input
+	statuses   []loop.Status
+	triggered  []triggered
+	ids        []idCount
+	// The world itself, its result, its method values (made once for
+	// it), its routes and its summarizer: a run in the storage is its
+	// world made again in place.
+	world    World
+	res      Result
+	hooks    *worldHooks
+	routeMap map[string]*loop.Route
+	route    loop.Route
+	summary  scriptedSummarizer
+}
+
+// newWorld is the storage's world, made new for s.
+func (m *Storage) newWorld(s *Scenario) *World {
+	w := &m.world
+	w.reset(s)
+	w.mem = m
+	return w
+}
+
+// result is the storage's result, emptied (nil storage: a new one).
+func (m *Storage) result() *Result {
+	if m == nil {
+		return &Result{}
+	}
+	m.res = Result{}
+	return &m.res
+}
+
+// routes is the routes map of one provider (nil storage: a new one).
+func (m *Storage) routes(provider string, r loop.Route) map[string]*loop.Route {
+	if m == nil {
+		return map[string]*loop.Route{provider: &r}
+	}
+	m.route = r
+	routes := arena.Fresh(&m.routeMap)
+	routes[provider] = &m.route
+	return routes
+}
+
+// summarizer is the world's scripted summarizer, from its start.
+func (m *Storage) summarizer(w *World) *scriptedSummarizer {
+	if m == nil {
+		return &scriptedSummarizer{w: w}
+	}
+	m.summary = scriptedSummarizer{w: w}
+	return &m.summary
+}
+
+// worldHooks are a world's method values, handed to the agent: made once
+// for the storage's world (the same world, run after run), not each run.
+type worldHooks struct {
+	w          *World
+	observe    func(*session.Event)
+	status     func(loop.Status)
+	yield      func()
+	warn       func(string)
+	decided    func(*loop.Decision)
+	throwOnCue loop.RequestErrorListener
+}
+
+// hooksOf are w's hooks: the storage's, or new ones (nil storage).
+func (m *Storage) hooksOf(w *World) *worldHooks {
+	if m != nil && m.hooks != nil && m.hooks.w == w {
+		return m.hooks
+	}
+	h := &worldHooks{w: w, observe: w.observe, status: w.status, yield: w.yield, warn: w.warn, decided: w.decided, throwOnCue: w.throwOnCue}
+	if m != nil {
+		m.hooks = h
+	}
+	return h
 }
 
 // Second is a storage of the worker's beside this one, for a second run
@@ -113,6 +188,6 @@ func (m *Storage) keep(w *World) {
 	m.timeNs, m.facts, m.decisions = w.facts.TimeNs, w.facts.Requests, w.facts.Decisions
 	m.requests = w.requests
 	m.waterfalls = w.facts.Waterfalls
-	clear(w.clock.queue[:cap(w.clock.queue)]) // actions not run keep no closure alive
 	m.queue, m.actions = w.clock.queue[:0], w.actions
+	m.budgets, m.inputs, m.statuses, m.triggered, m.ids = w.facts.Budgets, w.facts.Inputs, w.statuses, w.triggered, w.ids.counts
 }

@@ -123,14 +123,12 @@ type World struct {
 	warnings  []string
 	counts    map[string]int
 	triggered []triggered
-	// depth is how deep in the request-error waterfall the listeners are;
 	// order numbers facts (nextOrder).
-	depth    int
 	order    int64
-	inCommit []func() // actions waiting for the end of a commit
+	inCommit []actionRef // actions waiting for the end of a commit
 	// landing are the actions due after the events being landed, a frame
 	// an event, outermost first (land, yield).
-	landing [][]func()
+	landing [][]actionRef
 	// answeringThrows: the latest request's scripted outcome (the one
 	// whose failure the request-error waterfall is handling) has
 	// listenerThrows.
@@ -157,9 +155,34 @@ type World struct {
 // triggered is an action placed after the nth append of an event type.
 type triggered struct {
 	Trigger
-	apply func()
-	done  bool
-	what  string // the scenario field, for the warning when it never fired
+	act  actionRef
+	done bool
+}
+
+// actionRef is a world action or input of the scenario: the world's
+// queue and triggers hold it as a value, and World.apply applies it.
+type actionRef struct {
+	// input is 1 + the index in Scenario.Inputs, world 1 + the index in
+	// Scenario.World; one of them is 0.
+	input, world int
+}
+
+// field is the scenario field of the action, for the warning when it
+// never fired.
+func (r actionRef) field() string {
+	if r.input > 0 {
+		return fmt.Sprintf("inputs[%d]", r.input-1)
+	}
+	return fmt.Sprintf("world[%d]", r.world-1)
+}
+
+// apply applies the action r names.
+func (w *World) apply(r actionRef) {
+	if r.input > 0 {
+		w.applyInput(r.input-1, &w.scenario.Inputs[r.input-1])
+		return
+	}
+	w.applyWorld(r.world-1, &w.scenario.World[r.world-1])
 }
 
 // bounded stops a run that exceeded its event bound.
@@ -244,12 +267,25 @@ func RunIn(st *Storage, s *Scenario, opts Options) *Result {
 		opts.System = nil // the system runs the model itself where it needs to
 		return sys.Run(s, opts)
 	}
-	w := &World{scenario: s, facts: oracle.Facts{MaxOverflowRetries: -1, IdleAfterDisposal: -1}}
 	if opts.BlockedAfter >= 0 && slices.ContainsFunc(s.ListenerOrder, func(name string) bool { _, ok := find(opts.Listeners, name); return ok }) {
-		return w.supervise(opts, cmp.Or(opts.BlockedAfter, DefaultBlockedAfter))
+		return newWorld(s).supervise(opts, cmp.Or(opts.BlockedAfter, DefaultBlockedAfter))
 	}
-	w.mem = st
-	return w.run(opts)
+	if st == nil {
+		return newWorld(s).run(opts)
+	}
+	return st.newWorld(s).run(opts)
+}
+
+// newWorld is a world to run s in memory of its own.
+func newWorld(s *Scenario) *World {
+	w := &World{}
+	w.reset(s)
+	return w
+}
+
+// reset makes w a new world for s.
+func (w *World) reset(s *Scenario) {
+	*w = World{scenario: s, facts: oracle.Facts{MaxOverflowRetries: -1, IdleAfterDisposal: -1}}
 }
 
 // run runs the world on the calling goroutine.
@@ -260,6 +296,8 @@ func (w *World) run(opts Options) (res *Result) {
 	}
 	header := session.Header{ID: "scenario-" + s.Name, CreatedAt: Epoch.UnixMilli()}
 	var log *session.Log
+	hooks := w.mem.hooksOf(w)
+	res = w.mem.result()
 	if m := w.mem; m != nil {
 		log = session.NewLogIn(&m.log, header, &w.clock)
 		// Made as a run in memory of its own makes them (never nil), the
@@ -274,6 +312,8 @@ func (w *World) run(opts Options) (res *Result) {
 		w.room.streams = &m.streams
 		w.clock.queue, w.actions = m.queue[:0], m.actions[:0]
 		w.facts.Waterfalls = m.waterfalls[:0]
+		w.facts.Budgets = roomOf(m.budgets, len(s.ListenerOrder)+1)
+		w.facts.Inputs, w.statuses, w.triggered, w.ids.counts = m.inputs[:0], m.statuses[:0], m.triggered[:0], m.ids[:0]
 		defer m.keep(w)
 	} else {
 		log = session.NewLog(header, &w.clock)
@@ -287,9 +327,9 @@ func (w *World) run(opts Options) (res *Result) {
 		w.room.run = &w.chunks
 	}
 	w.room.log = log
-	routes := map[string]*loop.Route{s.Provider: {RetryPolicy: s.RetryPolicy, ContextWindow: s.ContextWindow}}
-	if s.NoAdapter {
-		routes = nil
+	var routes map[string]*loop.Route
+	if !s.NoAdapter {
+		routes = w.mem.routes(s.Provider, loop.Route{RetryPolicy: s.RetryPolicy, ContextWindow: s.ContextWindow})
 	}
 	w.model, w.tools = scriptedModel{w: w}, scriptedTools{w: w}
 	w.samples = cycle{samples: s.Random}
@@ -298,11 +338,10 @@ func (w *World) run(opts Options) (res *Result) {
 		random = Stream(*s.Seed, "jitter")
 	}
 	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes, Settle: opts.Settle, Attempts: opts.Attempts,
-		RuntimeContext: s.RuntimeContext, Disposal: opts.Disposal, Yield: w.yield, Memory: w.mem.agentMemory()},
+		RuntimeContext: s.RuntimeContext, Disposal: opts.Disposal, Yield: hooks.yield, Memory: w.mem.agentMemory()},
 		loop.Ports{Model: &w.model, Clock: &w.clock, Random: random, IDs: &w.ids, Tools: &w.tools})
 	// From here on a panic is the system under test's: a plug-in's
 	// constructor runs next.
-	res = &Result{}
 	returned := false
 	defer func() {
 		if w.abandoned.Load() {
@@ -338,12 +377,14 @@ func (w *World) run(opts Options) (res *Result) {
 		}
 		w.result(res)
 	}()
-	w.agent.ObserveListeners(w.observeListener)
+	w.agent.OnDecision(hooks.decided)
 	w.clock.sleeper = w
-	w.facts.Budgets = make([]oracle.Budget, 0, len(s.ListenerOrder)+1)
+	if w.mem == nil {
+		w.facts.Budgets = make([]oracle.Budget, 0, len(s.ListenerOrder)+1)
+	}
 	if slices.ContainsFunc(s.Requests, func(o Outcome) bool { return o.ListenerThrows }) {
 		// Outermost, so that it throws before any listener decides.
-		w.agent.AddRequestErrorListener(ListenerThrowOnCue, w.throwOnCue)
+		w.agent.AddRequestErrorListener(ListenerThrowOnCue, hooks.throwOnCue)
 	}
 	for _, name := range s.ListenerOrder {
 		if p, ok := find(opts.Listeners, name); ok {
@@ -354,11 +395,11 @@ func (w *World) run(opts Options) (res *Result) {
 		switch name {
 		case ListenerRetry:
 			w.executor = retry.Install(w.agent)
-			w.executor.Warn = w.warn
+			w.executor.Warn = hooks.warn
 		case ListenerCompaction:
 			if s.Compaction != nil {
-				c := compact.Install(w.agent, *s.Compaction, &scriptedSummarizer{w: w})
-				c.Warn = w.warn
+				c := compact.Install(w.agent, *s.Compaction, w.mem.summarizer(w))
+				c.Warn = hooks.warn
 			}
 		default:
 			if l := w.testListener(name); l != nil {
@@ -368,18 +409,14 @@ func (w *World) run(opts Options) (res *Result) {
 			}
 		}
 	}
-	w.agent.OnAppend(w.observe)
-	w.agent.OnStatus(func(st loop.Status) {
-		w.statuses = append(w.statuses, st)
-		if st == loop.StatusIdle && w.agent.Disposed() && w.facts.IdleAfterDisposal < 0 {
-			w.facts.IdleAfterDisposal = int64(w.agent.Log().Len())
-		}
-	})
-	for i, in := range s.Inputs {
-		w.place(fmt.Sprintf("inputs[%d]", i), in.Trigger, w.inputAction(i, in))
+	w.agent.OnAppend(hooks.observe)
+	w.agent.OnStatus(hooks.status)
+	w.clock.actor = w
+	for i := range s.Inputs {
+		w.place(s.Inputs[i].Trigger, actionRef{input: i + 1})
 	}
-	for i, a := range s.World {
-		w.place(fmt.Sprintf("world[%d]", i), a.Trigger, w.worldAction(i, a))
+	for i := range s.World {
+		w.place(s.World[i].Trigger, actionRef{world: i + 1})
 	}
 	for w.clock.Pending() > 0 {
 		w.clock.runNext()
@@ -393,8 +430,9 @@ func (w *World) run(opts Options) (res *Result) {
 func (w *World) result(res *Result) {
 	for _, t := range w.triggered {
 		if !t.done {
-			w.warn(fmt.Sprintf("%s never ran: no %s event number %d was appended", t.what, t.After, t.Nth))
-			res.Unfired = append(res.Unfired, t.what)
+			what := t.act.field()
+			w.warn(fmt.Sprintf("%s never ran: no %s event number %d was appended", what, t.After, t.Nth))
+			res.Unfired = append(res.Unfired, what)
 		}
 	}
 	log := w.agent.Log()
@@ -407,21 +445,37 @@ func (w *World) result(res *Result) {
 	if len(res.Actions) == 0 {
 		res.Actions = nil // none, as in a run in memory of its own
 	}
+	// None, as in a run in memory of its own (not the storage's empty
+	// room).
 	if len(res.Facts.Waterfalls) == 0 {
-		res.Facts.Waterfalls = nil // none, as in a run in memory of its own (not the storage's empty room)
+		res.Facts.Waterfalls = nil
+	}
+	if len(res.Facts.Inputs) == 0 {
+		res.Facts.Inputs = nil
+	}
+	if len(res.Statuses) == 0 {
+		res.Statuses = nil
 	}
 	res.Facts.Panic, res.Facts.Stopped = panicked, res.Stopped
 }
 
 func (w *World) warn(msg string) { w.warnings = append(w.warnings, msg) }
 
+// status records a status change.
+func (w *World) status(st loop.Status) {
+	w.statuses = append(w.statuses, st)
+	if st == loop.StatusIdle && w.agent.Disposed() && w.facts.IdleAfterDisposal < 0 {
+		w.facts.IdleAfterDisposal = int64(w.agent.Log().Len())
+	}
+}
+
 // place schedules an action at its virtual time or after its event.
-func (w *World) place(what string, t Trigger, apply func()) {
+func (w *World) place(t Trigger, act actionRef) {
 	if t.After != "" {
-		w.triggered = append(w.triggered, triggered{Trigger: t, apply: apply, what: what})
+		w.triggered = append(w.triggered, triggered{Trigger: t, act: act})
 		return
 	}
-	w.clock.At(duration(t.AtMs), apply)
+	w.clock.at(duration(t.AtMs), act)
 }
 
 // observe is the choice point after every append: count the event, apply
@@ -435,16 +489,16 @@ func (w *World) observe(e *session.Event) {
 		panic(bounded{events: w.scenario.MaxEvents})
 	}
 	w.counts[e.Type()]++
-	var due []func()
+	var due []actionRef
 	for i := range w.triggered {
 		t := &w.triggered[i]
 		if !t.done && t.After == e.Type() && t.Nth == w.counts[e.Type()] {
 			t.done = true
 			if t.PlusMs > 0 {
-				w.clock.At(w.clock.Elapsed()+duration(t.PlusMs), t.apply)
+				w.clock.at(w.clock.Elapsed()+duration(t.PlusMs), t.act)
 				continue
 			}
-			due = append(due, t.apply)
+			due = append(due, t.act)
 		}
 	}
 	switch e.Data.(type) {
@@ -459,7 +513,7 @@ func (w *World) observe(e *session.Event) {
 
 // land applies the actions due after an event, one after the other; what
 // an action's own appends make due lands inside it, at those appends.
-func (w *World) land(due []func()) {
+func (w *World) land(due []actionRef) {
 	if len(due) == 0 {
 		return
 	}
@@ -475,7 +529,7 @@ func (w *World) drain(k int) {
 	for len(w.landing[k]) > 0 {
 		next := w.landing[k][0]
 		w.landing[k] = w.landing[k][1:]
-		next()
+		w.apply(next)
 	}
 }
 
@@ -495,53 +549,65 @@ func (w *World) record(what string) {
 	w.actions = append(w.actions, AppliedAction{Seq: int64(w.agent.Log().Len()), TimeMs: ms(w.clock.Elapsed()), What: what, Order: w.nextOrder()})
 }
 
-func (w *World) inputAction(i int, in Input) func() {
-	return func() {
-		w.record(w.ids.names.of(nameKey{kind: in.Kind, text: in.Text}, in.What))
-		w.actions[len(w.actions)-1].Input = i + 1
-		m := session.UserMessage{Content: textContent(w.agent.Log(), in.Text), Source: session.Source{Kind: "user"}, Role: "user", ID: w.ids.NewID(loop.IDMessage)}
-		var err error
-		switch in.Kind {
-		case "send", "followup":
-			err = w.agent.Followup(m)
-		case "steer":
-			err = w.agent.Steer(m)
-		case "inject":
-			err = w.agent.Inject(m)
+// applyInput applies the scenario's input i.
+func (w *World) applyInput(i int, in *Input) {
+	w.record(w.ids.names.of(nameKey{kind: in.Kind, text: in.Text}, in.What))
+	w.actions[len(w.actions)-1].Input = i + 1
+	m := session.UserMessage{Content: textContent(w.agent.Log(), in.Text), Source: session.Source{Kind: "user"}, Role: "user", ID: w.ids.NewID(loop.IDMessage)}
+	var err error
+	switch in.Kind {
+	case "send", "followup":
+		err = w.agent.Followup(m)
+	case "steer":
+		err = w.agent.Steer(m)
+	case "inject":
+		err = w.agent.Inject(m)
+	}
+	w.facts.Inputs = append(w.facts.Inputs, oracle.Input{ID: m.ID, Refused: err != nil})
+	if err != nil {
+		w.warn(fmt.Sprintf("%s %q refused: %v", in.Kind, in.Text, err))
+	}
+}
+
+// applyWorld applies the scenario's world action i.
+func (w *World) applyWorld(i int, a *Action) {
+	defer func(n int) {
+		if n < len(w.actions) {
+			w.actions[n].World = i + 1
 		}
-		w.facts.Inputs = append(w.facts.Inputs, oracle.Input{ID: m.ID, Refused: err != nil})
-		if err != nil {
-			w.warn(fmt.Sprintf("%s %q refused: %v", in.Kind, in.Text, err))
+	}(len(w.actions))
+	switch a.Do {
+	case "cancel":
+		w.record(w.actionName(a))
+		w.fact("cancel", a.Cause.Kind)
+		w.agent.Cancel(a.Cause, a.KeepInbox)
+	case "dispose":
+		w.record(a.What())
+		w.fact("dispose", session.CauseDisposed)
+		w.agent.Dispose()
+	case "observe":
+		w.record(a.What())
+	case "dispose-retry":
+		w.record(a.What())
+		if w.executor != nil {
+			w.executor.Dispose()
+			w.retryDisposed = true
 		}
 	}
 }
 
-func (w *World) worldAction(i int, a Action) func() {
-	return func() {
-		defer func(n int) {
-			if n < len(w.actions) {
-				w.actions[n].World = i + 1
-			}
-		}(len(w.actions))
-		switch a.Do {
-		case "cancel":
-			w.record(a.What())
-			w.fact("cancel", a.Cause.Kind)
-			w.agent.Cancel(a.Cause, a.KeepInbox)
-		case "dispose":
-			w.record(a.What())
-			w.fact("dispose", session.CauseDisposed)
-			w.agent.Dispose()
-		case "observe":
-			w.record(a.What())
-		case "dispose-retry":
-			w.record(a.What())
-			if w.executor != nil {
-				w.executor.Dispose()
-				w.retryDisposed = true
-			}
-		}
+// actionName is a's What, made once for the worker's runs: a cancel's name
+// is put together from its cause.
+func (w *World) actionName(a *Action) string {
+	if a.Cause.Reason != "" {
+		return a.What() // a scenario's own reason: not one a worker's runs repeat
 	}
+	keep := 0
+	if a.KeepInbox {
+		keep = 1
+	}
+	// The kind is no id's kind (those come from NewID) nor an input's.
+	return w.ids.names.of(nameKey{kind: "\x00cancel", text: a.Cause.Kind, n: keep}, a.What)
 }
 
 // nextOrder numbers the facts that seqs cannot order.
@@ -559,27 +625,16 @@ func (w *World) fact(kind, cause string) {
 	}
 }
 
-// observeListener records each listener's own answer: a retry counts as
-// the listener's only when it did not pass on a retry its next() returned.
-func (w *World) observeListener(name string, l loop.RequestErrorListener) loop.RequestErrorListener {
-	return func(ev *loop.RequestError, next loop.Next) (loop.Action, error) {
-		passedOn := false
-		w.depth++
-		act, err := l(ev, func() (loop.Action, error) {
-			a, e := next()
-			passedOn = passedOn || (a == loop.Retry && e == nil)
-			return a, e
-		})
-		w.depth--
-		seq := int64(w.agent.Log().Len())
-		w.facts.Decisions = append(w.facts.Decisions, oracle.Decision{Seq: seq, Turn: ev.Turn, Step: ev.Step, Listener: name,
-			Retry: act == loop.Retry && err == nil && !passedOn, Threw: err != nil})
-		if w.depth == 0 {
-			// The outermost listener's answer is the waterfall's.
-			w.facts.Waterfalls = append(w.facts.Waterfalls, oracle.Waterfall{Seq: seq, Order: w.nextOrder(),
-				Retry: act == loop.Retry && err == nil, Threw: err != nil})
-		}
-		return act, err
+// decided records each listener's own answer: a retry counts as the
+// listener's only when it did not pass on a retry its next() returned.
+func (w *World) decided(d *loop.Decision) {
+	seq := int64(w.agent.Log().Len())
+	w.facts.Decisions = append(w.facts.Decisions, oracle.Decision{Seq: seq, Turn: d.Event.Turn, Step: d.Event.Step, Listener: d.Listener,
+		Retry: d.Action == loop.Retry && d.Err == nil && !d.PassedOn, Threw: d.Err != nil})
+	if d.Outermost {
+		// The outermost listener's answer is the waterfall's.
+		w.facts.Waterfalls = append(w.facts.Waterfalls, oracle.Waterfall{Seq: seq, Order: w.nextOrder(),
+			Retry: d.Action == loop.Retry && d.Err == nil, Threw: d.Err != nil})
 	}
 }
 

@@ -1,5 +1,7 @@
 package arena
 
+import "unsafe"
+
 // Slices hands out empty slices with room from one run of T it keeps, the
 // bytes or chunks of a run's events: each slice is capped at its room, so
 // that an append past it copies rather than writes over the next one.
@@ -18,6 +20,18 @@ func (s *Slices[T]) Room(n, least int) []T {
 	start := len(s.run)
 	s.run = s.run[:start+n]
 	return s.run[start : start : start+n]
+}
+
+// Holds reports whether p lies in what Room has handed out of the run it
+// hands out now: memory whose contents stay until Reset.
+func (s *Slices[T]) Holds(p []T) bool {
+	if len(p) == 0 || len(s.run) == 0 {
+		return false
+	}
+	size := unsafe.Sizeof(p[0])
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(s.run)))
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(p)))
+	return start >= base && start+uintptr(len(p))*size <= base+uintptr(len(s.run))*size
 }
 
 // Reset hands the run out again.

@@ -30,7 +30,8 @@ func NewLog(h Header, clock Clock) *Log {
 // appended to it by copy, must no longer be read.
 func NewLogIn(st *Storage, h Header, clock Clock) *Log {
 	st.reset()
-	return &Log{header: h, clock: clock, mem: st}
+	st.log = Log{header: h, clock: clock, mem: st}
+	return &st.log
 }
 
 // Header is the log's header.
@@ -78,6 +79,26 @@ func AppendSurfaceCopy[T any, P payloadPointer[T]](l *Log, v *T, op SurfaceOp, s
 // storage's next log writes over them. A slice grown past n is copied to
 // memory of its own, as any append would.
 func (l *Log) Room(n int) []byte { return l.mem.bytes.Room(n, 4<<10) }
+
+// MessagesRoom, SeqsRoom and StringsRoom are Room for the messages, seqs
+// and ids an event keeps (an inbox splice's messages, a message's
+// sources, a node's tool-call ids).
+func (l *Log) MessagesRoom(n int) []UserMessage { return l.mem.messages.Room(n, 16) }
+func (l *Log) SeqsRoom(n int) []int64           { return l.mem.seqs.Room(n, 64) }
+func (l *Log) StringsRoom(n int) []string       { return l.mem.strings.Room(n, 16) }
+
+// Holds reports whether b lies in bytes Room handed out, which keep their
+// contents as long as the log: a string read from them can share them.
+func (l *Log) Holds(b []byte) bool { return l.mem.bytes.Holds(b) }
+
+// KeepReason and KeepFailure are copies of *v in the log's storage, for
+// an event's chunk or end that points to them.
+func (l *Log) KeepReason(v *FinishReason) *FinishReason { return l.mem.reasons.Put(v) }
+func (l *Log) KeepFailure(v *LlmFailure) *LlmFailure    { return l.mem.failures.Put(v) }
+
+// Keep is a copy of *v in the log's storage, for a payload an event
+// points to from another (a tool result's message).
+func Keep[T any, P payloadPointer[T]](l *Log, v *T) P { return keep[T, P](l.mem, v) }
 
 func (l *Log) append(e Event) Event {
 	e.Seq = int64(len(l.mem.events))

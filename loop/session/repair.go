@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Crash repair (docs/dsh.md#crash-repair): a log that ends inside an open
@@ -126,6 +127,18 @@ func ToolCallIDs(content json.RawMessage) []string {
 		return ids
 	}
 	return decodeToolCallIDs(content)
+}
+
+// HasToolCallID reports whether ToolCallIDs(content) has id, without
+// making the ids: the oracle asks it of every tool call.
+func HasToolCallID(content json.RawMessage, id string) bool {
+	if len(content) == 0 || !bytes.Contains(content, []byte(`"tool-call"`)) {
+		return false
+	}
+	if has, ok := scanHasToolCallID(content, id); ok {
+		return has
+	}
+	return slices.Contains(decodeToolCallIDs(content), id)
 }
 
 // decodeToolCallIDs is ToolCallIDs by encoding/json: the definition the

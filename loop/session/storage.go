@@ -15,10 +15,19 @@ import "github.com/turnsim/turnsim/internal/arena"
 // failing run kept for its report) is left in its storage, the worker
 // taking a new one.
 type Storage struct {
+	log      Log
 	events   []Event
 	payloads [storedKinds]resetter
 	ops      arena.Arena[SurfaceOp]
 	bytes    arena.Slices[byte] // what Room hands out
+	// What the log's events point to besides their payloads: finish
+	// reasons and failures, messages, citations and ids (Keep*,
+	// *Room).
+	reasons  arena.Arena[FinishReason]
+	failures arena.Arena[LlmFailure]
+	messages arena.Slices[UserMessage]
+	seqs     arena.Slices[int64]
+	strings  arena.Slices[string]
 }
 
 // reset gives the storage's memory back for a new log. What the last log
@@ -34,6 +43,11 @@ func (s *Storage) reset() {
 	}
 	s.ops.Reset()
 	s.bytes.Reset()
+	s.reasons.Reset()
+	s.failures.Reset()
+	s.messages.Reset()
+	s.seqs.Reset()
+	s.strings.Reset()
 }
 
 type resetter interface{ Reset() }

@@ -11,17 +11,35 @@ import "encoding/json"
 // non-string type or id, a non-object element), which decodeToolCallIDs
 // then decodes as encoding/json does. FuzzToolCallIDs holds the two equal.
 func scanToolCallIDs(content []byte) (ids []string, ok bool) {
+	ok = scanToolCalls(content, func(id []byte) { ids = append(ids, string(id)) })
+	if !ok {
+		return nil, false
+	}
+	return ids, true
+}
+
+// scanHasToolCallID is HasToolCallID by the scanner: ok false as for
+// scanToolCallIDs.
+func scanHasToolCallID(content []byte, id string) (has, ok bool) {
+	ok = scanToolCalls(content, func(b []byte) { has = has || string(b) == id })
+	return has && ok, ok
+}
+
+// scanToolCalls calls visit with the id of each tool-call block, in order,
+// and reports whether the content had the shape the scanner reads (when
+// it did not, what visit saw is to be dropped).
+func scanToolCalls(content []byte, visit func(id []byte)) (ok bool) {
 	if !json.Valid(content) {
-		return nil, true // encoding/json fails on it: no ids
+		return true // encoding/json fails on it: no ids
 	}
 	s := scanner{b: content}
 	s.ws()
 	if !s.eat('[') {
-		return nil, false
+		return false
 	}
 	s.ws()
 	if s.eat(']') {
-		return nil, true
+		return true
 	}
 	for {
 		s.ws()
@@ -30,18 +48,18 @@ func scanToolCallIDs(content []byte) (ids []string, ok bool) {
 		} else {
 			typ, id, ok := s.block()
 			if !ok {
-				return nil, false
+				return false
 			}
-			if typ == "tool-call" {
-				ids = append(ids, id)
+			if string(typ) == "tool-call" {
+				visit(id)
 			}
 		}
 		s.ws()
 		if s.eat(']') {
-			return ids, true
+			return true
 		}
 		if !s.eat(',') {
-			return nil, false
+			return false
 		}
 	}
 }
@@ -79,20 +97,21 @@ func (s *scanner) ws() {
 
 // block reads one object; the last "type" and "id" win, as in
 // encoding/json.
-func (s *scanner) block() (typ, id string, ok bool) {
+func (s *scanner) block() (typ, id []byte, ok bool) {
 	if !s.eat('{') {
-		return "", "", false
+		return nil, nil, false
 	}
 	s.ws()
 	if s.eat('}') {
-		return "", "", true
+		return nil, nil, true
 	}
 	for {
 		s.ws()
-		key, plain := s.str()
+		k, plain := s.str()
 		if !plain {
-			return "", "", false
+			return nil, nil, false
 		}
+		key := string(k) // compared, not kept: no copy
 		s.ws()
 		s.eat(':')
 		s.ws()
@@ -104,7 +123,7 @@ func (s *scanner) block() (typ, id string, ok bool) {
 			}
 			v, plain := s.str()
 			if !plain {
-				return "", "", false
+				return nil, nil, false
 			}
 			if key == "type" {
 				typ = v
@@ -112,7 +131,7 @@ func (s *scanner) block() (typ, id string, ok bool) {
 				id = v
 			}
 		case equalFoldASCII(key, "type") || equalFoldASCII(key, "id"):
-			return "", "", false // encoding/json would match it
+			return nil, nil, false // encoding/json would match it
 		default:
 			s.skip()
 		}
@@ -124,25 +143,26 @@ func (s *scanner) block() (typ, id string, ok bool) {
 	}
 }
 
-// str reads a string; plain is false when it is not a string or has an
-// escape or a byte encoding/json would rewrite (invalid UTF-8).
-func (s *scanner) str() (string, bool) {
+// str reads a string, as the bytes between its quotes; plain is false
+// when it is not a string or has an escape or a byte encoding/json would
+// rewrite (invalid UTF-8).
+func (s *scanner) str() ([]byte, bool) {
 	if !s.eat('"') {
-		return "", false
+		return nil, false
 	}
 	start := s.i
 	for s.i < len(s.b) {
 		switch c := s.b[s.i]; {
 		case c == '"':
-			v := string(s.b[start:s.i])
+			v := s.b[start:s.i]
 			s.i++
 			return v, true
 		case c == '\\' || c >= 0x80:
-			return "", false
+			return nil, false
 		}
 		s.i++
 	}
-	return "", false
+	return nil, false
 }
 
 // skip passes over one valid JSON value.

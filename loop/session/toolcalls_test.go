@@ -30,5 +30,12 @@ func FuzzToolCallIDs(f *testing.F) {
 		if ids, ok := scanToolCallIDs(content); ok && !slices.Equal(ids, want) {
 			t.Fatalf("scan(%s) = %q, ok, but encoding/json gives %q", content, ids, want)
 		}
+		// HasToolCallID answers as ToolCallIDs' list does, for each id of
+		// it and for ids that are not in it.
+		for _, id := range append(slices.Clone(want), "", "call-0-0", "x") {
+			if got, wantHas := HasToolCallID(content, id), slices.Contains(want, id); got != wantHas {
+				t.Fatalf("HasToolCallID(%s, %q) = %v, ToolCallIDs gives %q", content, id, got, want)
+			}
+		}
 	})
 }
