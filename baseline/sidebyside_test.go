@@ -73,7 +73,7 @@ func BenchmarkSideBySide(b *testing.B) {
 	for b.Loop() {
 		kernel := measure{name: "turnsim (one goroutine)"}
 		kernel.timed(func() {
-			var st sim.Storage // one worker's, as a campaign's
+			var st judge.Storage // one worker's, as a campaign's
 			for seed := uint64(1); seed <= uint64(*sideKernel); seed++ {
 				v := judge.RunSeedIn(&st, seed, faults.Overrides{}, sim.Options{}, false)
 				if len(v.Violations) > 0 {

@@ -31,7 +31,9 @@ type Exercised struct {
 func exercise(v judge.Verdict) Exercised {
 	var x Exercised
 	if v.Config != nil {
-		x.Kinds = v.Config.Kinds
+		// A copy: the verdict's plan is its worker's memory, drawn over
+		// by the next seed, and the stats are merged after it.
+		x.Kinds = slices.Clone(v.Config.Kinds)
 	}
 	events := v.Result.Events
 	for _, a := range v.Result.Actions {

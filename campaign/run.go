@@ -422,7 +422,7 @@ func (c *Config) run(ctx context.Context, count uint64, deadline time.Time, emit
 	for range workers {
 		wg.Go(func() {
 			// The worker's runs, one after the other, reuse one storage.
-			var st sim.Storage
+			var st judge.Storage
 			for {
 				i, ok := take()
 				if !ok {
@@ -446,10 +446,10 @@ func (c *Config) run(ctx context.Context, count uint64, deadline time.Time, emit
 
 // safely runs a seed; a panic of turnsim itself (the system under test's
 // are caught by the world) becomes that seed's internal error.
-func (c *Config) safely(st *sim.Storage, seed uint64) (res *Result) {
+func (c *Config) safely(st *judge.Storage, seed uint64) (res *Result) {
 	defer func() {
 		if p := recover(); p != nil {
-			*st = sim.Storage{} // the run that panicked may have left it half written
+			*st = judge.Storage{} // the run that panicked may have left it half written
 			res = &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Internal: fmt.Sprintf("%v\n%s", p, debug.Stack())}
 		}
 	}()
@@ -484,10 +484,10 @@ func (c *Config) Investigate(r *Result) *Result {
 // with the run in a worker's storage (nil: memory of its own). A failing
 // run's verdict is kept past the storage's next run: it takes the
 // storage's memory with it, and the worker goes on with new.
-func (c *Config) one(st *sim.Storage, seed uint64) *Result {
+func (c *Config) one(st *judge.Storage, seed uint64) *Result {
 	v := judge.RunSeedIn(st, seed, c.Overrides, c.Sim, Sampled(seed, c.Sample))
 	if st != nil && (len(v.Violations) > 0 || v.Result.Blocked != "") {
-		*st = sim.Storage{}
+		*st = judge.Storage{}
 	}
 	res := &Result{Seed: fmt.Sprintf("%#x", seed), seed: seed, Events: len(v.Result.Events), Violations: v.Violations,
 		Findings: v.Result.Findings, ViewFindings: v.Result.ViewFindings, ViewChecked: v.Result.ViewChecked}

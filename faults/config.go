@@ -93,37 +93,42 @@ var (
 	fourthGen      = weighted([]weightedGen{{Weight: 1, Gen: constant(true)}, {Weight: 3, Gen: constant(false)}})
 	tenthGen       = weighted([]weightedGen{{Weight: 1, Gen: constant(true)}, {Weight: 9, Gen: constant(false)}})
 	fifthGen       = weighted([]weightedGen{{Weight: 1, Gen: constant(true)}, {Weight: 4, Gen: constant(false)}})
-	faultRateGen   = float64Range(0.1, 0.7)
-	actionRateGen  = float64Range(0.2, 1)
-	turnsGen       = intRange(1, 3)
-	toolStepsGen   = intRange(0, 2)
-	resultCharsGen = intRange(50, 3000)
-	idleGen        = intRange(200, 5000)
+	faultRateGen   = newFloat64s(0.1, 0.7)
+	actionRateGen  = newFloat64s(0.2, 1)
+	turnsGen       = ints(1, 3)
+	toolStepsGen   = ints(0, 2)
+	resultCharsGen = ints(50, 3000)
+	idleGen        = ints(200, 5000)
 	initialGen     = oneConstOf(1, 10, 25, 100, 500)
 	factorGen      = oneConstOf(1, 2, 4, 20)
 	jitterGen      = oneConstOf(0.0, 0.1, 0.5, 1.0)
-	maxRetriesGen  = intRange(0, 6)
-	maskGen        = uint64Range(0, math.MaxUint32)
+	maxRetriesGen  = ints(0, 6)
+	maskGen        = newUint64s(0, math.MaxUint32)
 )
 
 var defaultCodes = []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT"}
 
 // drawConfig draws the configuration from the "config" and "workload"
 // streams.
-func drawConfig(seed uint64, o Overrides) *Config {
-	rng := stream(seed, "config")
-	c := &Config{Seed: seed}
+func drawConfig(d *Drawing, seed uint64, o Overrides) *Config {
+	rng := d.stream(configStream, seed, "config")
+	c := d.newConfig()
+	c.Seed = seed
 	switch {
 	case o.Policy != nil:
 		c.PolicyName, c.RetryPolicy = "pinned", o.Policy
 	default:
 		switch draw[string](rng, policyKindGen) {
 		case "dsh-default":
-			c.PolicyName, c.RetryPolicy = "dsh-default", retry.DefaultPolicy()
+			p := d.newPolicy()
+			*p = retry.DefaultPolicyValue()
+			p.RetryableCodes = append(room(&d.codes, len(p.RetryableCodes)), p.RetryableCodes...)
+			keep(&d.codes, p.RetryableCodes)
+			c.PolicyName, c.RetryPolicy = "dsh-default", p
 		case "normal":
-			c.PolicyName, c.RetryPolicy = "normal", drawPolicy(rng, loop.ModeNormal)
+			c.PolicyName, c.RetryPolicy = "normal", drawPolicy(d, rng, loop.ModeNormal)
 		case "always":
-			c.PolicyName, c.RetryPolicy = "always", drawPolicy(rng, loop.ModeAlways)
+			c.PolicyName, c.RetryPolicy = "always", drawPolicy(d, rng, loop.ModeAlways)
 		default:
 			c.PolicyName = "none"
 		}
@@ -138,13 +143,13 @@ func drawConfig(seed uint64, o Overrides) *Config {
 		if pruner {
 			cfg.Pruner = &compact.PrunerConfig{ThresholdChars: 2000, HeadChars: 500, TailChars: 250}
 		}
-		c.Compaction = &cfg
+		c.Compaction = d.keepCompaction(cfg, false)
 	}
 	// Swarm: each kind is on with its own chance (one bit of a mask each);
 	// a tenth of seeds has none.
 	if !draw[bool](rng, tenthGen) {
-		mask := uint32(draw[uint64](rng, maskGen))
-		c.Kinds = make([]string, 0, bits.OnesCount32(mask))
+		mask := uint32(maskGen.draw(rng))
+		c.Kinds = room(&d.kinds, bits.OnesCount32(mask))
 		for i, k := range Kinds {
 			if mask&(1<<i) != 0 && (o.Kinds == nil || slices.Contains(o.Kinds, k)) {
 				c.Kinds = append(c.Kinds, k)
@@ -161,34 +166,38 @@ func drawConfig(seed uint64, o Overrides) *Config {
 		c.Kinds = slices.DeleteFunc(c.Kinds, func(k string) bool { return k == NaturalOverflow })
 	}
 	if c.has(ListenerThrow) {
-		at := drawInt(rng, intRange(0, len(c.ListenerOrder)))
-		c.ListenerOrder = slices.Insert(slices.Clone(c.ListenerOrder), at, sim.ListenerThrow)
+		at := ints(0, len(c.ListenerOrder)).drawInt(rng)
+		order := room(&d.order, len(c.ListenerOrder)+1)
+		c.ListenerOrder = slices.Insert(append(order, c.ListenerOrder...), at, sim.ListenerThrow)
+		keep(&d.order, c.ListenerOrder)
 	}
-	c.FaultRate = draw[float64](rng, faultRateGen)
-	c.ActionRate = draw[float64](rng, actionRateGen)
-	w := stream(seed, "workload")
-	c.Turns = drawInt(w, turnsGen)
-	c.ToolSteps = drawInt(w, toolStepsGen)
-	c.ResultChars = drawInt(w, resultCharsGen)
-	c.StreamIdleTimeoutMs = float64(drawInt(w, idleGen))
+	c.FaultRate = faultRateGen.draw(rng)
+	c.ActionRate = actionRateGen.draw(rng)
+	w := d.stream(workloadStream, seed, "workload")
+	c.Turns = turnsGen.drawInt(w)
+	c.ToolSteps = toolStepsGen.drawInt(w)
+	c.ResultChars = resultCharsGen.drawInt(w)
+	c.StreamIdleTimeoutMs = float64(idleGen.drawInt(w))
 	return c
 }
 
 // drawPolicy draws a policy of a mode with a random budget and backoff.
-func drawPolicy(rng *randStream, mode string) *loop.RetryPolicy {
-	p := &loop.RetryPolicy{Mode: mode}
+func drawPolicy(d *Drawing, rng *randStream, mode string) *loop.RetryPolicy {
+	p := d.newPolicy()
+	p.Mode = mode
 	p.InitialDelayMs = float64(draw[int](rng, initialGen))
 	p.MaxDelayMs = p.InitialDelayMs * float64(draw[int](rng, factorGen))
 	p.JitterRatio = draw[float64](rng, jitterGen)
 	if mode == loop.ModeNormal {
-		p.MaxRetries = drawInt(rng, maxRetriesGen)
-		codes := slices.Clone(defaultCodes)
+		p.MaxRetries = maxRetriesGen.drawInt(rng)
+		codes := append(room(&d.codes, len(defaultCodes)+3), defaultCodes...)
 		for _, extra := range []string{"CONTEXT_WINDOW_EXCEEDED", "STREAM_CLOSED", "AUTH"} {
 			if draw[bool](rng, fifthGen) {
 				codes = append(codes, extra)
 			}
 		}
 		p.RetryableCodes = codes
+		keep(&d.codes, codes)
 	}
 	return p
 }

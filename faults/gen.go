@@ -71,32 +71,62 @@ func oneConstOf(vs ...any) generator {
 
 // int64Range draws from [lo, hi]. The whole int64 range, which gopter
 // draws another way, is refused: no draw here needs it.
-func int64Range(lo, hi int64) generator {
+func int64Range(lo, hi int64) generator { return newInt64s(lo, hi).gen }
+
+// uint64Range draws from [lo, hi]. The whole uint64 range is refused, as
+// int64Range's.
+func uint64Range(lo, hi uint64) generator { return newUint64s(lo, hi).gen }
+
+// float64Range draws from [lo, hi).
+func float64Range(lo, hi float64) generator { return newFloat64s(lo, hi).gen }
+
+// int64s, uint64s and float64s are the ranges themselves: their draw
+// gives the value as it is, where a generator boxes it (a draw of a plan
+// made an allocation a number); the generators are their draws boxed.
+type (
+	int64s   struct{ lo, size uint64 }
+	uint64s  struct{ lo, size uint64 }
+	float64s struct{ lo, d float64 }
+)
+
+func newInt64s(lo, hi int64) int64s {
 	size := uint64(hi - lo + 1)
 	if hi < lo || size == 0 {
 		panic(fmt.Sprintf("faults: int64Range(%d, %d)", lo, hi))
 	}
-	return func(s *randStream) any { return int64(uint64(lo) + s.nextUint64()%size) }
+	return int64s{uint64(lo), size}
 }
 
-// uint64Range draws from [lo, hi]. The whole uint64 range is refused, as
-// int64Range's.
-func uint64Range(lo, hi uint64) generator {
+func (r int64s) draw(s *randStream) int64 { return int64(r.lo + s.nextUint64()%r.size) }
+func (r int64s) gen(s *randStream) any    { return r.draw(s) }
+
+// ints is an int range, as intRange's.
+func ints(lo, hi int) int64s { return newInt64s(int64(lo), int64(hi)) }
+
+// drawInt is an int of the range.
+func (r int64s) drawInt(s *randStream) int { return int(r.draw(s)) }
+
+func newUint64s(lo, hi uint64) uint64s {
 	size := hi - lo + 1
 	if hi < lo || size == 0 {
 		panic(fmt.Sprintf("faults: uint64Range(%d, %d)", lo, hi))
 	}
-	return func(s *randStream) any { return lo + s.nextUint64()%size }
+	return uint64s{lo, size}
 }
 
-// float64Range draws from [lo, hi).
-func float64Range(lo, hi float64) generator {
+func (r uint64s) draw(s *randStream) uint64 { return r.lo + s.nextUint64()%r.size }
+func (r uint64s) gen(s *randStream) any     { return r.draw(s) }
+
+func newFloat64s(lo, hi float64) float64s {
 	d := hi - lo
 	if !(d >= 0) || math.IsInf(d, 0) {
 		panic(fmt.Sprintf("faults: float64Range(%v, %v)", lo, hi))
 	}
-	return func(s *randStream) any { return lo + s.Rng.Float64()*d }
+	return float64s{lo, d}
 }
+
+func (r float64s) draw(s *randStream) float64 { return r.lo + s.Rng.Float64()*r.d }
+func (r float64s) gen(s *randStream) any      { return r.draw(s) }
 
 // boolean draws true or false, each as likely.
 func boolean() generator {

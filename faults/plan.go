@@ -17,26 +17,38 @@ const TurnGapMs = 30_000
 // Draw draws a seed's configuration and fault plan. The plan is a
 // scenario: the model's answers with their faults, the summarizer's, the
 // user's messages, the world's actions and the outages.
-func Draw(seed uint64, o Overrides) (*Config, *sim.Scenario) {
-	c := drawConfig(seed, o)
-	s := &sim.Scenario{Name: "seed-0x" + strconv.FormatUint(seed, 16), Provider: "mock", Model: "mock-model", ContextWindow: 128000,
+func Draw(seed uint64, o Overrides) (*Config, *sim.Scenario) { return DrawIn(nil, seed, o) }
+
+// DrawIn is Draw in a worker's Drawing (nil: one of the plan's own): the
+// plan is read until the Drawing's next draw.
+func DrawIn(d *Drawing, seed uint64, o Overrides) (*Config, *sim.Scenario) {
+	if d == nil {
+		d = &Drawing{}
+	}
+	d.reset()
+	c := drawConfig(d, seed, o)
+	s := d.newScenario()
+	*s = sim.Scenario{Name: "seed-0x" + strconv.FormatUint(seed, 16), Provider: "mock", Model: "mock-model", ContextWindow: 128000,
 		Recovery: sim.Recovery{RetryPolicy: c.RetryPolicy, ListenerOrder: c.ListenerOrder}, StreamIdleTimeoutMs: c.StreamIdleTimeoutMs}
-	jitterSeed := seed
-	s.Seed = &jitterSeed
+	s.Seed = d.seedOf(seed)
 	if c.Compaction != nil {
-		cfg := *c.Compaction
-		s.Compaction = &cfg
+		s.Compaction = d.keepCompaction(*c.Compaction, true)
 	}
 	if c.has(NaturalOverflow) {
 		s.EnforceContextWindow = true
 		s.ContextWindow = 600 + 400*c.Turns*(c.ToolSteps+1)
 	}
-	drawRequests(c, s, stream(seed, "faults"))
-	drawWorld(c, s, o, stream(seed, "world"))
+	drawRequests(d, c, s, d.stream(faultsStream, seed, "faults"))
+	drawWorld(d, c, s, o, d.stream(worldStream, seed, "world"))
 	if len(o.Listeners) > 0 {
 		drawPlugins(c, s, o, stream(seed, "listeners"))
 	}
 	s.MaxEvents = eventBound(c, s, o.Listeners)
+	keep(&d.requests, s.Requests)
+	keep(&d.inputs, s.Inputs)
+	keep(&d.world, s.World)
+	keep(&d.outages, s.Outages)
+	keep(&d.kinds, c.Kinds)
 	return c, s
 }
 
@@ -82,13 +94,14 @@ const prompt = "Work through the task in steps, using tools where they help. The
 
 // drawRequests lays out the workload's answers, each preceded by a run of
 // faults of the enabled kinds.
-func drawRequests(c *Config, s *sim.Scenario, rng *randStream) {
-	enabled := make([]string, 0, len(requestFaults))
+func drawRequests(d *Drawing, c *Config, s *sim.Scenario, rng *randStream) {
+	enabled := room(&d.enabled, len(requestFaults))
 	for _, k := range requestFaults {
 		if c.has(k) {
 			enabled = append(enabled, k)
 		}
 	}
+	keep(&d.enabled, enabled)
 	latency := func() float64 {
 		if !c.has(Latency) {
 			return 0
@@ -96,9 +109,9 @@ func drawRequests(c *Config, s *sim.Scenario, rng *randStream) {
 		return float64(intn(rng, 0, 300))
 	}
 	// Room for each step's answer and a fault or two before it.
-	s.Requests = make([]sim.Outcome, 0, 2*c.Turns*(c.ToolSteps+1))
+	s.Requests = room(&d.requests, 2*c.Turns*(c.ToolSteps+1))
 	// Room for the turns' inputs and a late one or two (drawInputs).
-	s.Inputs = make([]sim.Input, 0, c.Turns+2)
+	s.Inputs = room(&d.inputs, c.Turns+2)
 	for turn := 0; turn < c.Turns; turn++ {
 		in := sim.Input{Kind: "followup", Text: turnPrompts.of(turn + 1), Trigger: sim.Trigger{AtMs: float64(turn * TurnGapMs), Nth: 1}}
 		if turn == 0 {
@@ -107,15 +120,15 @@ func drawRequests(c *Config, s *sim.Scenario, rng *randStream) {
 		s.Inputs = append(s.Inputs, in)
 		for step := 0; step <= c.ToolSteps; step++ {
 			for len(enabled) > 0 && rng.Rng.Float64() < c.FaultRate {
-				s.Requests = append(s.Requests, faultOutcome(c, rng, enabled[rng.Rng.Intn(len(enabled))], latency()))
+				s.Requests = append(s.Requests, faultOutcome(d, c, rng, enabled[rng.Rng.Intn(len(enabled))], latency()))
 				if rng.Rng.Intn(2) == 0 {
 					break // runs of faults are short, mostly
 				}
 			}
 			answer := sim.Outcome{LatencyMs: latency()}
 			if step < c.ToolSteps {
-				answer.ToolCalls = []sim.ToolCallSpec{{Name: "read", Arguments: readArguments.of(step + 1),
-					Result: resultText(c.ResultChars), LatencyMs: latency()}}
+				answer.ToolCalls = d.toolCall(sim.ToolCallSpec{Name: "read", Arguments: readArguments.of(step + 1),
+					Result: resultText(c.ResultChars), LatencyMs: latency()})
 			} else {
 				answer.Text = answers.ptr(turn + 1)
 			}
@@ -151,8 +164,8 @@ func intn(rng *randStream, lo, hi int) int { return lo + rng.Rng.Intn(hi-lo+1) }
 
 // Generators used on every world draw, built once.
 var (
-	nthGen     = intRange(1, 3)
-	busyGen    = intRange(0, 3000)
+	nthGen     = ints(1, 3)
+	busyGen    = ints(0, 3000)
 	plusGen    = weighted([]weightedGen{{Weight: 3, Gen: intRange(1, 50)}, {Weight: 1, Gen: intRange(51, 1000)}})
 	eventGen   = recoveryWeighted(eventTypes)
 	causeGen   = oneConstOf(session.CauseUser, session.CauseParent, session.CauseHook, session.CauseDisposed)
@@ -160,7 +173,7 @@ var (
 	disposeGen = oneConstOf("dispose", "dispose-retry")
 	outageGen  = oneConstOf(100, 1000, 5000, 20000)
 	coin       = boolean()
-	unit       = float64Range(0, 1)
+	unit       = newFloat64s(0, 1)
 )
 
 // ResultLine is the line tool results are made of: a result of n
@@ -226,13 +239,14 @@ var (
 var longResult = strings.Repeat(ResultLine, 6000/len(ResultLine)+1)
 
 // faultOutcome is one failing answer of a kind.
-func faultOutcome(c *Config, rng *randStream, kind string, latency float64) sim.Outcome {
-	status := func(s int) *int { return &s }
-	f := &session.LlmFailure{}
+func faultOutcome(d *Drawing, c *Config, rng *randStream, kind string, latency float64) sim.Outcome {
+	status := d.status
+	f := d.newFailure()
 	switch kind {
 	case Server:
-		f.Code, f.Status = "SERVER", status([]int{500, 502, 503, 529}[rng.Rng.Intn(4)])
-		f.Message = fmt.Sprintf("upstream %d", *f.Status)
+		code := []int{500, 502, 503, 529}[rng.Rng.Intn(4)]
+		f.Code, f.Status = "SERVER", status(code)
+		f.Message = upstreamMessages[code]
 	case RateLimit, RateLimitOverCap:
 		f.Code, f.Status, f.Message = "RATE_LIMIT", status(429), "rate limited"
 		capMs := 10_000.0
@@ -241,11 +255,9 @@ func faultOutcome(c *Config, rng *randStream, kind string, latency float64) sim.
 		}
 		switch {
 		case kind == RateLimitOverCap:
-			ra := capMs + 1000
-			f.ProviderRetryAfterMs = &ra
+			f.ProviderRetryAfterMs = d.retryAfter(capMs + 1000)
 		case rng.Rng.Intn(2) == 0:
-			ra := float64(intn(rng, 1, int(max(capMs, 1))))
-			f.ProviderRetryAfterMs = &ra
+			f.ProviderRetryAfterMs = d.retryAfter(float64(intn(rng, 1, int(max(capMs, 1)))))
 		}
 	case Auth:
 		f.Code, f.Status, f.Message = "AUTH", status([]int{401, 403}[rng.Rng.Intn(2)]), "invalid api key sk-test"
@@ -310,7 +322,7 @@ func recoveryWeighted(types []string) generator {
 
 // drawWorld places the world's actions: cancels, disposals, late inputs
 // and outages, at virtual times or right after events.
-func drawWorld(c *Config, s *sim.Scenario, o Overrides, rng *randStream) {
+func drawWorld(d *Drawing, c *Config, s *sim.Scenario, o Overrides, rng *randStream) {
 	horizon := float64(c.Turns * TurnGapMs)
 	points := eventGen
 	if o.Points != nil {
@@ -322,12 +334,12 @@ func drawWorld(c *Config, s *sim.Scenario, o Overrides, rng *randStream) {
 				// A turn is busy for its first seconds (latency, backoff
 				// waits, summarization) and idle for the rest of its gap:
 				// aim half of the timed actions at the busy part.
-				turn := drawInt(rng, intRange(0, c.Turns-1))
-				return sim.Trigger{AtMs: float64(turn*TurnGapMs + drawInt(rng, busyGen)), Nth: 1}
+				turn := ints(0, c.Turns-1).drawInt(rng)
+				return sim.Trigger{AtMs: float64(turn*TurnGapMs + busyGen.drawInt(rng)), Nth: 1}
 			}
-			return sim.Trigger{AtMs: float64(drawInt(rng, intRange(0, int(horizon)))), Nth: 1}
+			return sim.Trigger{AtMs: float64(ints(0, int(horizon)).drawInt(rng)), Nth: 1}
 		}
-		t := sim.Trigger{After: draw[string](rng, points), Nth: drawInt(rng, nthGen)}
+		t := sim.Trigger{After: draw[string](rng, points), Nth: nthGen.drawInt(rng)}
 		if draw[bool](rng, fifthGen) {
 			// Somewhere inside what follows the event: a backoff wait,
 			// a summarization, a slow stream.
@@ -337,7 +349,7 @@ func drawWorld(c *Config, s *sim.Scenario, o Overrides, rng *randStream) {
 	}
 	count := func(maximum int) int {
 		n := 0
-		for n < maximum && draw[float64](rng, unit) < c.ActionRate*0.5 {
+		for n < maximum && unit.draw(rng) < c.ActionRate*0.5 {
 			n++
 		}
 		return n
@@ -345,28 +357,28 @@ func drawWorld(c *Config, s *sim.Scenario, o Overrides, rng *randStream) {
 	if c.has(Cancel) {
 		for i := count(2); i > 0; i-- {
 			cause := causeOf(draw[string](rng, causeGen))
-			s.World = append(s.World, sim.Action{Do: "cancel", Cause: cause, KeepInbox: draw[bool](rng, coin), Trigger: trigger()})
+			appendTo(&d.world, &s.World, sim.Action{Do: "cancel", Cause: cause, KeepInbox: draw[bool](rng, coin), Trigger: trigger()})
 		}
 	}
 	if c.has(Dispose) && count(1) > 0 {
-		s.World = append(s.World, sim.Action{Do: draw[string](rng, disposeGen), Trigger: trigger()})
+		appendTo(&d.world, &s.World, sim.Action{Do: draw[string](rng, disposeGen), Trigger: trigger()})
 	}
 	if c.has(LateInput) {
 		for i := count(2); i > 0; i-- {
 			kind := draw[string](rng, inputGen)
-			s.Inputs = append(s.Inputs, sim.Input{Kind: kind, Text: LateText(kind, len(s.Inputs)+1), Trigger: trigger()})
+			s.Inputs = append(s.Inputs, sim.Input{Kind: kind, Text: d.lateText(kind, len(s.Inputs)+1), Trigger: trigger()})
 		}
 	}
 	if c.has(Outage) && count(1) > 0 {
-		from := float64(drawInt(rng, intRange(0, int(horizon))))
+		from := float64(ints(0, int(horizon)).drawInt(rng))
 		length := float64(draw[int](rng, outageGen))
 		if p := c.RetryPolicy; p != nil && p.Mode == "always" {
 			// Always mode retries through an outage: keep it to a
 			// hundred backoff caps, so a run stays a few hundred attempts.
 			length = min(length, 100*max(p.MaxDelayMs, 1))
 		}
-		s.Outages = append(s.Outages, sim.Outage{FromMs: from, ToMs: from + length,
-			Fail: session.LlmFailure{Code: "SERVER", Message: "provider outage", Status: ptr(503)}})
+		appendTo(&d.outages, &s.Outages, sim.Outage{FromMs: from, ToMs: from + length,
+			Fail: session.LlmFailure{Code: "SERVER", Message: "provider outage", Status: d.status(503)}})
 	}
 }
 
@@ -401,7 +413,7 @@ func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *randStream) {
 			// before llm-retry can own it.
 			at := outer
 			if draw[bool](rng, coin) {
-				at = drawInt(rng, intRange(outer, len(order)))
+				at = ints(outer, len(order)).drawInt(rng)
 			}
 			order = slices.Insert(order, at, l.Name)
 		}
@@ -418,12 +430,12 @@ func drawPlugins(c *Config, s *sim.Scenario, o Overrides, rng *randStream) {
 		if len(codes) == 0 {
 			codes = providerCodes
 		}
-		code := codes[drawInt(rng, intRange(0, len(codes)-1))]
+		code := codes[ints(0, len(codes)-1).drawInt(rng)]
 		n := 3
 		if l.MaxRetries >= 0 {
 			n = l.MaxRetries + 2
 		}
-		at := drawInt(rng, intRange(0, len(s.Requests)))
+		at := ints(0, len(s.Requests)).drawInt(rng)
 		burst := make([]sim.Outcome, n)
 		for i := range burst {
 			burst[i] = sim.Outcome{Fail: codeFailure(code)}
@@ -475,3 +487,6 @@ func causeOf(kind string) session.Cause {
 	}
 	return c
 }
+
+// upstreamMessages are a SERVER failure's messages, by status.
+var upstreamMessages = map[int]string{500: "upstream 500", 502: "upstream 502", 503: "upstream 503", 529: "upstream 529"}

@@ -32,7 +32,12 @@ type Aimer interface {
 // the overrides restricted to it (forSystem), then, for a Planner, in its
 // terms.
 func DrawFor(seed uint64, o Overrides, opts sim.Options) (*Config, *sim.Scenario) {
-	c, s := Draw(seed, o.forSystem(opts))
+	return DrawForIn(nil, seed, o, opts)
+}
+
+// DrawForIn is DrawFor in a worker's Drawing (DrawIn).
+func DrawForIn(d *Drawing, seed uint64, o Overrides, opts sim.Options) (*Config, *sim.Scenario) {
+	c, s := DrawIn(d, seed, o.forSystem(opts))
 	if p, ok := opts.System.(Planner); ok {
 		s = p.Plan(s)
 	}

@@ -1,23 +1,16 @@
 package faults
 
 import (
-	"math/rand"
 	randv2 "math/rand/v2"
 )
 
 // stream is a named random stream split off the seed: PCG underneath, no
 // global source, no time. A stream is built once and drawn from in order.
 func stream(seed uint64, name string) *randStream {
-	h := uint64(14695981039346656037) // FNV-1a of the name
-	for i := 0; i < len(name); i++ {
-		h ^= uint64(name[i])
-		h *= 1099511628211
-	}
 	// One allocation a stream: the generator, its source and its state
 	// live in the stream (a run draws from several).
-	s := &randStream{pcg: *randv2.NewPCG(seed, h)}
-	s.rng = *rand.New(pcgSource{&s.pcg})
-	s.Rng = &s.rng
+	s := &randStream{}
+	seedStream(s, seed, name)
 	return s
 }
 

@@ -16,7 +16,7 @@ func BenchmarkRun(b *testing.B) {
 	b.ReportAllocs()
 	events, runs := 0, 0
 	seed := uint64(1)
-	var st sim.Storage // one worker's, as a campaign's
+	var st Storage // one worker's, as a campaign's
 	for b.Loop() {
 		v := RunSeedIn(&st, seed, faults.Overrides{}, sim.Options{}, false)
 		if len(v.Violations) > 0 {

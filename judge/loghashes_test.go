@@ -38,7 +38,7 @@ func TestLogsUnchanged(t *testing.T) {
 		thousands = 1
 	}
 	h := sha256.New()
-	var st sim.Storage
+	var st Storage
 	for seed := uint64(1); seed <= uint64(thousands)*1000; seed++ {
 		v := RunSeedIn(&st, seed, faults.Overrides{}, sim.Options{}, false)
 		h.Write(LogBytes(v.Result))

@@ -27,20 +27,34 @@ func RunSeed(seed uint64, o faults.Overrides, opts sim.Options, checkDeterminism
 	return RunSeedIn(nil, seed, o, opts, checkDeterminism)
 }
 
-// RunSeedIn is RunSeed with the run in a worker's storage (sim.RunIn):
-// the verdict's result is read until the storage's next run, and a
-// verdict kept longer leaves its storage to it (the worker goes on with a
-// new one).
-func RunSeedIn(st *sim.Storage, seed uint64, o faults.Overrides, opts sim.Options, checkDeterminism bool) Verdict {
-	c, s := faults.DrawFor(seed, o, opts)
-	res, vs := checkIn(st, s, opts)
+// Storage is one worker's memory, seed after seed: its plans' and its
+// runs'. The zero value is ready to use; a verdict kept past the next seed
+// keeps what it reads when its worker's storage is set to a new one
+// (Storage{}).
+type Storage struct {
+	plans faults.Drawing
+	runs  sim.Storage
+}
+
+// RunSeedIn is RunSeed with the plan drawn and run in a worker's storage
+// (faults.DrawIn, sim.RunIn; nil: memory of the seed's own): the verdict
+// is read until the storage's next seed, and a verdict kept longer leaves
+// its storage to it (the worker goes on with a new one).
+func RunSeedIn(st *Storage, seed uint64, o faults.Overrides, opts sim.Options, checkDeterminism bool) Verdict {
+	var plans *faults.Drawing
+	var runs *sim.Storage
+	if st != nil {
+		plans, runs = &st.plans, &st.runs
+	}
+	c, s := faults.DrawForIn(plans, seed, o, opts)
+	res, vs := checkIn(runs, s, opts)
 	if res.Refused != "" {
 		// The plan was put in the system's terms: one it refuses is
 		// turnsim's fault, the seed's internal error.
 		panic(fmt.Sprintf("seed %#x's plan for %s was refused: %s", seed, res.System, res.Refused))
 	}
 	if checkDeterminism && res.Blocked == "" { // a blocked run would block again
-		if again := sim.RunIn(st.Second(), s, opts); !sameLog(res, again) {
+		if again := sim.RunIn(runs.Second(), s, opts); !sameLog(res, again) {
 			vs = append(vs, oracle.Violation{Invariant: oracle.Nondeterminism, Message: "the same seed wrote different logs on two runs"})
 		}
 	}

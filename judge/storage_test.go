@@ -2,6 +2,8 @@ package judge
 
 import (
 	"bytes"
+	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -20,13 +22,19 @@ func TestStorageChangesNoVerdict(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		seeds = 20
 	}
-	var st sim.Storage
+	var st Storage
 	violations := 0
 	for _, m := range mutants.Zoo {
 		for seed := uint64(1); seed <= seeds; seed++ {
 			own := RunSeed(seed, faults.Overrides{}, m.Options, false)
 			wantLog, wantViolations := LogBytes(own.Result), own.Violations
 			reused := RunSeedIn(&st, seed, faults.Overrides{}, m.Options, false)
+			// The plan drawn in the storage is the plan drawn in memory of
+			// its own, empty slices nil as a corpus entry writes them.
+			if !reflect.DeepEqual(own.Scenario, reused.Scenario) || !reflect.DeepEqual(own.Config, reused.Config) {
+				t.Fatalf("%s, seed %d: the plan drawn in a reused storage differs from the plan drawn in memory of its own:\n%s%s",
+					m.Name, seed, cmp.Diff(own.Config.String(), reused.Config.String()), cmp.Diff(scenarioJSON(t, own.Scenario), scenarioJSON(t, reused.Scenario)))
+			}
 			if got := LogBytes(reused.Result); !bytes.Equal(got, wantLog) {
 				t.Fatalf("%s, seed %d: the log in a reused storage differs from the log in memory of its own", m.Name, seed)
 			}
@@ -40,4 +48,33 @@ func TestStorageChangesNoVerdict(t *testing.T) {
 		t.Fatal("no seed of any mutant violated an invariant: the comparison compared nothing")
 	}
 	t.Logf("%d violations compared", violations)
+}
+
+func scenarioJSON(t *testing.T, s *sim.Scenario) string {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestAVerdictKeptOutlivesItsStorage: a verdict kept while its worker
+// goes on with a new storage (Storage{}, as a campaign does for a failing
+// seed) reads the same plan and log after the worker's next seeds. It
+// failed when the world, its result and the plan lived in the storage by
+// value: setting the storage to a new one zeroed them under the verdict.
+func TestAVerdictKeptOutlivesItsStorage(t *testing.T) {
+	var st Storage
+	kept := RunSeedIn(&st, 7, faults.Overrides{}, sim.Options{}, false)
+	wantLog, wantPlan := LogBytes(kept.Result), scenarioJSON(t, kept.Scenario)
+	st = Storage{}
+	for seed := uint64(8); seed < 20; seed++ {
+		RunSeedIn(&st, seed, faults.Overrides{}, sim.Options{}, false)
+	}
+	if diff := cmp.Diff(wantPlan, scenarioJSON(t, kept.Scenario)); diff != "" {
+		t.Errorf("the kept verdict's plan changed (-kept +now):\n%s", diff)
+	}
+	if got := LogBytes(kept.Result); !bytes.Equal(got, wantLog) {
+		t.Errorf("the kept verdict's log changed:\n%s", cmp.Diff(string(wantLog), string(got)))
+	}
 }

@@ -75,7 +75,7 @@ func (a *Agent) prepare(attempt int) (*Request, *Route, error) {
 	if ctx != a.lastContext {
 		rc := session.RequestContext{Provider: ctx.provider, Model: ctx.model}
 		if ctx.window > 0 {
-			rc.ContextWindow = &route.ContextWindow // the route outlives the log's run
+			rc.ContextWindow = a.log.KeepInt(ctx.window)
 		}
 		AppendCopy(a, &rc)
 		a.lastContext = ctx

@@ -59,7 +59,7 @@ func (m *scriptedModel) Stream(ctx context.Context, req *loop.Request) (loop.Str
 		m.next++
 	}
 	rec := RequestRecord{TimeMs: ms(m.w.clock.Elapsed()), Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Provider: req.Provider,
-		Messages: m.seqs.of(req)}
+		Messages: m.seqs.of(req, m.w.agent.Log())}
 	m.w.requests = append(m.w.requests, rec)
 	m.w.answeringThrows = out.ListenerThrows
 	m.w.facts.Requests = append(m.w.facts.Requests, oracle.Request{Seq: int64(m.w.agent.Log().Len()), Order: m.w.nextOrder(),
@@ -80,11 +80,16 @@ type messageSeqs struct {
 	generation int
 }
 
-// of is the seqs of req's messages.
-func (s *messageSeqs) of(req *loop.Request) []int64 {
+// of is the seqs of req's messages. Their arrays are the log's (its
+// storage's seqs), as the records that cite them live as long as it.
+func (s *messageSeqs) of(req *loop.Request, log *session.Log) []int64 {
 	if req.Generation < 0 || req.Generation != s.generation || len(req.Messages) < len(s.seqs) {
 		// Another history: a fresh array, so that no earlier record changes.
-		s.seqs, s.generation = make([]int64, 0, len(req.Messages)), req.Generation
+		s.seqs, s.generation = log.SeqsRoom(len(req.Messages)), req.Generation
+	}
+	if n := len(req.Messages); n > cap(s.seqs) {
+		// Grown into a fresh array: the records before keep theirs.
+		s.seqs = append(log.SeqsRoom(max(2*cap(s.seqs), n)), s.seqs...)
 	}
 	for _, node := range req.Messages[len(s.seqs):] {
 		s.seqs = append(s.seqs, node.Seq)
@@ -110,7 +115,8 @@ func play(room *chunkRoom, out Outcome, request int, clock loop.Clock, idleTimeo
 	} else {
 		s = new(scriptedStream)
 	}
-	*s = scriptedStream{clock: clock, idleTimeoutMs: idleTimeoutMs, out: out, chunks: room.chunksOf(&out, request)}
+	*s = scriptedStream{clock: clock, idleTimeoutMs: idleTimeoutMs, out: out}
+	s.chunks = room.chunksOf(&s.out, request)
 	return s
 }
 
@@ -122,6 +128,7 @@ type scriptedStream struct {
 	chunks        []session.StreamChunk
 	i             int
 	waited        bool
+	err           loop.LLMError
 }
 
 func (s *scriptedStream) Next(ctx context.Context) (session.StreamChunk, error) {
@@ -157,7 +164,8 @@ func (s *scriptedStream) Next(ctx context.Context) (session.StreamChunk, error) 
 		return session.StreamChunk{}, &loop.LLMError{Failure: session.LlmFailure{Code: "TIMEOUT",
 			Message: fmt.Sprintf("DeepSeek stream idle timeout after %vms", s.idleTimeoutMs)}}
 	case s.out.Fail != nil:
-		return session.StreamChunk{}, &loop.LLMError{Failure: *s.out.Fail}
+		s.err = loop.LLMError{Failure: *s.out.Fail} // the stream's own memory: one failure a stream
+		return session.StreamChunk{}, &s.err
 	}
 	return session.StreamChunk{}, io.EOF
 }
@@ -200,24 +208,25 @@ func (r *chunkRoom) chunksOf(out *Outcome, request int) []session.StreamChunk {
 		return append(r.textBlock(0, *out.MaxTokens), usage, session.StreamChunk{Type: session.ChunkFinish, Reason: &finishMaxTokens})
 	case len(out.ToolCalls) > 0:
 		cs := r.chunks(3*len(out.ToolCalls) + 2)
-		for k, call := range out.ToolCalls {
-			id := toolCallID(request, k)
-			name := call.Name
+		for k := range out.ToolCalls {
+			call := &out.ToolCalls[k]
+			id := r.toolCallID(request, k)
+			name := &call.Name // the scenario's: a chunk's name is read, never written
 			// {"type":"tool-call","id","name","arguments"}, encoded by hand
 			// as encoding/json would (session.AppendString is fuzzed
 			// against it): the reflection was a tenth of a run.
 			const head, idKey, nameKey, argumentsKey = `{"type":"tool-call","id":`, `,"name":`, `,"arguments":`, `}`
-			block := r.bytes(len(head) + session.QuotedLen(id) + len(idKey) + session.QuotedLen(name) + len(nameKey) +
+			block := r.bytes(len(head) + session.QuotedLen(id) + len(idKey) + session.QuotedLen(*name) + len(nameKey) +
 				session.QuotedLen(call.Arguments) + len(argumentsKey))
 			block = append(block, head...)
 			block = session.AppendString(block, id)
 			block = append(block, idKey...)
-			block = session.AppendString(block, name)
+			block = session.AppendString(block, *name)
 			block = append(block, nameKey...)
 			block = append(session.AppendString(block, call.Arguments), argumentsKey...)
 			cs = append(cs,
 				session.StreamChunk{Type: session.ChunkBlockStart, Index: k, BlockType: "tool-call"},
-				session.StreamChunk{Type: session.ChunkToolCallDelta, Index: k, ID: id, Name: &name, ArgumentsDelta: call.Arguments},
+				session.StreamChunk{Type: session.ChunkToolCallDelta, Index: k, ID: id, Name: name, ArgumentsDelta: call.Arguments},
 				session.StreamChunk{Type: session.ChunkBlockEnd, Index: k, Block: block})
 		}
 		return append(cs, usage, session.StreamChunk{Type: session.ChunkFinish, Reason: &finishToolCalls})
@@ -258,6 +267,8 @@ type chunkRoom struct {
 	// hands none out twice, so a stream the loop still holds is never
 	// written over.
 	streams *arena.Arena[scriptedStream]
+	// names are the worker's names made before (nil: none kept).
+	names *names
 }
 
 // chunks is an empty slice with room for n chunks.
@@ -277,6 +288,15 @@ func (r *chunkRoom) bytes(n int) []byte {
 }
 
 func toolCallID(request, k int) string { return fmt.Sprintf("call-%d-%d", request+1, k+1) }
+
+// toolCallID is toolCallID, made once for the worker's runs.
+func (r *chunkRoom) toolCallID(request, k int) string {
+	if r == nil {
+		return toolCallID(request, k)
+	}
+	// The kind is no id's kind (those come from NewID) nor an input's.
+	return r.names.of(nameKey{kind: "\x00call", n: request<<16 | k}, func() string { return toolCallID(request, k) })
+}
 
 // scriptedTools answers each call with the result its request scripted.
 type scriptedTools struct{ w *World }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/session"
 )
 
 // TestMessageSeqsShareWithoutAliasing: a request that extends the last
@@ -22,6 +23,7 @@ func TestMessageSeqsShareWithoutAliasing(t *testing.T) {
 		return r
 	}
 	var m messageSeqs
+	log := session.NewLog(session.Header{}, &Clock{})
 	steps := []struct {
 		why    string
 		req    *loop.Request
@@ -38,7 +40,7 @@ func TestMessageSeqsShareWithoutAliasing(t *testing.T) {
 	}
 	var got [][]int64
 	for i, st := range steps {
-		rec := m.of(st.req)
+		rec := m.of(st.req, log)
 		got = append(got, rec)
 		if i == 0 || len(got[i-1]) == 0 {
 			continue
@@ -69,11 +71,12 @@ func TestMessageSeqsShareWithoutAliasing(t *testing.T) {
 func TestMessageSeqsGrowGeometrically(t *testing.T) {
 	const n = 10000
 	var m messageSeqs
+	log := session.NewLog(session.Header{}, &Clock{})
 	r := &loop.Request{}
 	arrays, last := 0, (*int64)(nil)
 	for i := range n {
 		r.Messages = append(r.Messages, loop.SurfaceNode{Seq: int64(i)})
-		rec := m.of(r)
+		rec := m.of(r, log)
 		if &rec[0] != last {
 			arrays, last = arrays+1, &rec[0]
 		}

@@ -47,10 +47,15 @@ func (c *cycle) Float64() float64 {
 // Stream is a named random stream split off a seed: removing draws from one
 // stream never shifts another's. It uses PCG with explicit seeds.
 func Stream(seed uint64, name string) *rand.Rand {
-	h := uint64(14695981039346656037) // FNV-1a of the name
+	return rand.New(rand.NewPCG(seed, nameHash(name)))
+}
+
+// nameHash is the FNV-1a hash of a stream's name.
+func nameHash(name string) uint64 {
+	h := uint64(14695981039346656037)
 	for i := 0; i < len(name); i++ {
 		h ^= uint64(name[i])
 		h *= 1099511628211
 	}
-	return rand.New(rand.NewPCG(seed, h))
+	return h
 }

@@ -1,8 +1,12 @@
 package sim
 
 import (
+	"math/rand/v2"
+
 	"github.com/turnsim/turnsim/internal/arena"
 	"github.com/turnsim/turnsim/loop"
+	"github.com/turnsim/turnsim/loop/compact"
+	"github.com/turnsim/turnsim/loop/retry"
 	"github.com/turnsim/turnsim/loop/session"
 	"github.com/turnsim/turnsim/oracle"
 )
@@ -38,20 +42,62 @@ type Storage struct {
 	statuses   []loop.Status
 	triggered  []triggered
 	ids        []idCount
-	// The world itself, its result, its method values (made once for
-	// it), its routes and its summarizer: a run in the storage is its
-	// world made again in place.
+	// kept is the world, its result and what it hands the agent.
+	kept *worldMemory
+}
+
+// worldMemory is the world itself, its result, its method values (made
+// once for it), its routes and its summarizer: a run in the storage is
+// its world made again in place. It is behind a pointer, so that a
+// storage set to a new one (Storage{}) leaves a kept result as it is.
+type worldMemory struct {
 	world    World
 	res      Result
 	hooks    *worldHooks
 	routeMap map[string]*loop.Route
 	route    loop.Route
 	summary  scriptedSummarizer
+	// The jitter stream, seeded again in place.
+	pcg    rand.PCG
+	random rand.Rand
+	// The built-in listeners, installed again in place (InstallIn).
+	executor  retry.Executor
+	compactor compact.Compactor
+}
+
+// jitter is the named stream "jitter" of seed (Stream), in the storage.
+func (m *Storage) jitter(seed uint64) *rand.Rand {
+	if m == nil {
+		return Stream(seed, "jitter")
+	}
+	k := m.kept
+	k.pcg = *rand.NewPCG(seed, nameHash("jitter"))
+	k.random = *rand.New(&k.pcg)
+	return &k.random
+}
+
+// executor is the storage's llm-retry executor (nil storage: a new one).
+func (m *Storage) executor() *retry.Executor {
+	if m == nil {
+		return &retry.Executor{}
+	}
+	return &m.kept.executor
+}
+
+// compactor is the storage's compaction-basic (nil storage: a new one).
+func (m *Storage) compactor() *compact.Compactor {
+	if m == nil {
+		return &compact.Compactor{}
+	}
+	return &m.kept.compactor
 }
 
 // newWorld is the storage's world, made new for s.
 func (m *Storage) newWorld(s *Scenario) *World {
-	w := &m.world
+	if m.kept == nil {
+		m.kept = &worldMemory{}
+	}
+	w := &m.kept.world
 	w.reset(s)
 	w.mem = m
 	return w
@@ -62,8 +108,8 @@ func (m *Storage) result() *Result {
 	if m == nil {
 		return &Result{}
 	}
-	m.res = Result{}
-	return &m.res
+	m.kept.res = Result{}
+	return &m.kept.res
 }
 
 // routes is the routes map of one provider (nil storage: a new one).
@@ -71,9 +117,10 @@ func (m *Storage) routes(provider string, r loop.Route) map[string]*loop.Route {
 	if m == nil {
 		return map[string]*loop.Route{provider: &r}
 	}
-	m.route = r
-	routes := arena.Fresh(&m.routeMap)
-	routes[provider] = &m.route
+	k := m.kept
+	k.route = r
+	routes := arena.Fresh(&k.routeMap)
+	routes[provider] = &k.route
 	return routes
 }
 
@@ -82,8 +129,8 @@ func (m *Storage) summarizer(w *World) *scriptedSummarizer {
 	if m == nil {
 		return &scriptedSummarizer{w: w}
 	}
-	m.summary = scriptedSummarizer{w: w}
-	return &m.summary
+	m.kept.summary = scriptedSummarizer{w: w}
+	return &m.kept.summary
 }
 
 // worldHooks are a world's method values, handed to the agent: made once
@@ -100,12 +147,12 @@ type worldHooks struct {
 
 // hooksOf are w's hooks: the storage's, or new ones (nil storage).
 func (m *Storage) hooksOf(w *World) *worldHooks {
-	if m != nil && m.hooks != nil && m.hooks.w == w {
-		return m.hooks
+	if m != nil && m.kept.hooks != nil && m.kept.hooks.w == w {
+		return m.kept.hooks
 	}
 	h := &worldHooks{w: w, observe: w.observe, status: w.status, yield: w.yield, warn: w.warn, decided: w.decided, throwOnCue: w.throwOnCue}
 	if m != nil {
-		m.hooks = h
+		m.kept.hooks = h
 	}
 	return h
 }

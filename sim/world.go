@@ -306,7 +306,7 @@ func (w *World) run(opts Options) (res *Result) {
 		w.requests = roomOf(m.requests, 8)
 		m.chunks.Reset()
 		w.room.run = &m.chunks
-		w.ids.names = &m.names
+		w.ids.names, w.room.names = &m.names, &m.names
 		w.counts = arena.Fresh(&m.counts)
 		m.streams.Reset()
 		w.room.streams = &m.streams
@@ -335,7 +335,7 @@ func (w *World) run(opts Options) (res *Result) {
 	w.samples = cycle{samples: s.Random}
 	var random loop.Random = &w.samples
 	if s.Seed != nil {
-		random = Stream(*s.Seed, "jitter")
+		random = w.mem.jitter(*s.Seed)
 	}
 	w.agent = loop.New(log, loop.Config{Target: loop.Target{Provider: s.Provider, Model: s.Model}, Routes: routes, Settle: opts.Settle, Attempts: opts.Attempts,
 		RuntimeContext: s.RuntimeContext, Disposal: opts.Disposal, Yield: hooks.yield, Memory: w.mem.agentMemory()},
@@ -394,11 +394,11 @@ func (w *World) run(opts Options) (res *Result) {
 		w.facts.Budgets = append(w.facts.Budgets, w.builtInBudget(name))
 		switch name {
 		case ListenerRetry:
-			w.executor = retry.Install(w.agent)
+			w.executor = retry.InstallIn(w.mem.executor(), w.agent)
 			w.executor.Warn = hooks.warn
 		case ListenerCompaction:
 			if s.Compaction != nil {
-				c := compact.Install(w.agent, *s.Compaction, w.mem.summarizer(w))
+				c := compact.InstallIn(w.mem.compactor(), w.agent, *s.Compaction, w.mem.summarizer(w))
 				c.Warn = hooks.warn
 			}
 		default:

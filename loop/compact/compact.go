@@ -59,24 +59,49 @@ type Compactor struct {
 	associated bool
 	// Warn receives DSH's warnings; nil drops them.
 	Warn func(string)
+	// hooks are c's listener and observers, made once for c.
+	hooks *compactorHooks
+}
+
+// compactorHooks are a compactor's method values, handed to its agent.
+type compactorHooks struct {
+	handle   loop.RequestErrorListener
+	status   func(loop.Status)
+	appended func(*session.Event)
 }
 
 // Install registers the overflow listener on the agent, after the
 // listeners registered before it, and the counter's resets.
-func Install(a *loop.Agent, cfg Config, s Summarizer) *Compactor {
-	c := &Compactor{agent: a, cfg: cfg, summarizer: s}
-	c.remove = a.AddRequestErrorListener("compaction-basic", c.Handle)
-	a.OnStatus(func(st loop.Status) {
-		if st == loop.StatusIdle {
-			c.count = 0
-		}
-	})
-	a.OnAppend(func(e *session.Event) {
-		if _, ok := e.Data.(*session.AssistantMessage); ok && c.associated {
-			c.count = 0
-		}
-	})
+func Install(a *loop.Agent, cfg Config, s Summarizer) *Compactor { return InstallIn(&Compactor{}, a, cfg, s) }
+
+// InstallIn is Install with c the compactor: a worker's, made again in
+// place for each agent (one that must no longer run), whose listener and
+// observers are made once.
+func InstallIn(c *Compactor, a *loop.Agent, cfg Config, s Summarizer) *Compactor {
+	hooks := c.hooks
+	if hooks == nil {
+		hooks = &compactorHooks{handle: c.Handle, status: c.idle, appended: c.appended}
+	}
+	*c = Compactor{agent: a, cfg: cfg, summarizer: s, hooks: hooks}
+	c.remove = a.AddRequestErrorListener("compaction-basic", hooks.handle)
+	a.OnStatus(hooks.status)
+	a.OnAppend(hooks.appended)
 	return c
+}
+
+// idle resets the counter when the agent goes idle.
+func (c *Compactor) idle(st loop.Status) {
+	if st == loop.StatusIdle {
+		c.count = 0
+	}
+}
+
+// appended resets the counter at a model message, once an overflow was
+// seen.
+func (c *Compactor) appended(e *session.Event) {
+	if _, ok := e.Data.(*session.AssistantMessage); ok && c.associated {
+		c.count = 0
+	}
 }
 
 // Remove unregisters the overflow listener; the counter's resets stay, so

@@ -26,9 +26,9 @@ const (
 
 // DefaultPolicy is the policy a route resolves to when it configures none.
 func DefaultPolicy() *loop.RetryPolicy {
-	return &loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: DefaultMaxRetries,
-		RetryableCodes: slices.Clone(DefaultRetryableCodes), InitialDelayMs: DefaultInitialDelayMs,
-		MaxDelayMs: DefaultMaxDelayMs, JitterRatio: DefaultJitterRatio}
+	p := DefaultPolicyValue()
+	p.RetryableCodes = slices.Clone(p.RetryableCodes)
+	return &p
 }
 
 // ConfigError is an invalid policy configuration; Field is the JSON path.
@@ -190,4 +190,13 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// DefaultPolicyValue is DefaultPolicy's policy as a value, its codes
+// DefaultRetryableCodes themselves: a caller that keeps it copies them
+// first (a seed's draw copies them into its own memory).
+func DefaultPolicyValue() loop.RetryPolicy {
+	return loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: DefaultMaxRetries,
+		RetryableCodes: DefaultRetryableCodes, InitialDelayMs: DefaultInitialDelayMs,
+		MaxDelayMs: DefaultMaxDelayMs, JitterRatio: DefaultJitterRatio}
 }

@@ -27,14 +27,42 @@ type Executor struct {
 	// Warn receives the warnings DSH logs (a downstream throw caught in
 	// always mode); nil drops them.
 	Warn func(string)
+	// handle is x.Handle, made once for x; policy and key are the last
+	// policy a failure came with and its key, which the next failure of
+	// the same route reuses.
+	handle loop.RequestErrorListener
+	policy *loop.RetryPolicy
+	key    string
 }
 
 // Install registers the executor's listener on the agent, after the
 // listeners registered before it.
-func Install(a *loop.Agent) *Executor {
-	x := &Executor{agent: a, waits: map[int]context.CancelCauseFunc{}}
-	x.remove = a.AddRequestErrorListener("llm-retry", x.Handle)
+func Install(a *loop.Agent) *Executor { return InstallIn(&Executor{}, a) }
+
+// InstallIn is Install with x the executor: a worker's, made again in
+// place for each agent (one that must no longer run), its listener made
+// once.
+func InstallIn(x *Executor, a *loop.Agent) *Executor {
+	handle, waits := x.handle, x.waits
+	if handle == nil {
+		handle = x.Handle
+	}
+	if waits == nil {
+		waits = map[int]context.CancelCauseFunc{}
+	}
+	clear(waits)
+	*x = Executor{agent: a, waits: waits, handle: handle}
+	x.remove = a.AddRequestErrorListener("llm-retry", handle)
 	return x
+}
+
+// keyOf is Key(p), kept for the next failure: a route's policy is the
+// same policy, unchanged, for as long as the agent runs.
+func (x *Executor) keyOf(p *loop.RetryPolicy) string {
+	if p != x.policy {
+		x.policy, x.key = p, Key(p)
+	}
+	return x.key
 }
 
 // Dispose unregisters the listener and cancels every backoff wait in
@@ -81,7 +109,7 @@ func (x *Executor) Handle(ev *loop.RequestError, next loop.Next) (loop.Action, e
 	} else if !slices.Contains(p.RetryableCodes, ev.Failure.Code) {
 		return next()
 	}
-	key := Key(p)
+	key := x.keyOf(p)
 	prev := latestRetry(ev.Agent.Log(), ev.Turn, ev.Step, ev.Provider, key)
 	previous := 0
 	if prev != nil {
@@ -122,13 +150,12 @@ func (x *Executor) backoff(ev *loop.RequestError, p *loop.RetryPolicy, key, retr
 	if x.aborted(ev) {
 		return loop.NoAction, nil
 	}
-	rec := &session.LLMRetry{RetryID: retryID, Turn: ev.Turn, Step: ev.Step, Provider: ev.Provider, Mode: p.Mode,
+	rec := session.LLMRetry{RetryID: retryID, Turn: ev.Turn, Step: ev.Step, Provider: ev.Provider, Mode: p.Mode,
 		PolicyKey: key, Retry: retry, DelayMs: delay, Failure: ev.Failure}
 	if p.Mode == loop.ModeNormal {
-		m := p.MaxRetries
-		rec.MaxRetries = &m
+		rec.MaxRetries = ev.Agent.Log().KeepInt(p.MaxRetries)
 	}
-	ev.Agent.Append(rec)
+	loop.AppendCopy(ev.Agent, &rec)
 	// The wait is cancellable by the turn signal and by the executor's
 	// lifetime; if either is already aborted it resolves at once.
 	ctx, cancel := context.WithCancelCause(ev.Signal)

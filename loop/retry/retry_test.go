@@ -3,6 +3,7 @@ package retry_test
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/turnsim/turnsim/loop"
 	"github.com/turnsim/turnsim/loop/retry"
+	"github.com/turnsim/turnsim/loop/session"
 )
 
 func policy(initial, max, jitter float64) *loop.RetryPolicy {
@@ -154,4 +156,49 @@ func TestValidateNoPolicy(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no policy given") {
 		t.Errorf("Validate(nil) = %v, want an error saying no policy was given", err)
 	}
+}
+
+// keyByJSON is Key as encoding/json writes the array (Key's definition
+// before it was written by hand).
+func keyByJSON(p *loop.RetryPolicy) string {
+	var v []any
+	if p.Mode == loop.ModeAlways {
+		v = []any{loop.ModeAlways, p.InitialDelayMs, p.MaxDelayMs, p.JitterRatio}
+	} else {
+		codes := slices.Clone(p.RetryableCodes)
+		slices.Sort(codes)
+		v = []any{loop.ModeNormal, p.MaxRetries, codes, p.InitialDelayMs, p.MaxDelayMs, p.JitterRatio}
+	}
+	b, err := session.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// FuzzKey: Key writes what encoding/json writes, for any mode, budget,
+// codes (escapes, non-ASCII, none, nil) and numbers (tiny, huge,
+// negative, exponents).
+func FuzzKey(f *testing.F) {
+	f.Add(false, 5, "SERVER,RATE_LIMIT", 500.0, 10000.0, 0.1, false)
+	f.Add(true, 0, "", 1.0, 4.0, 0.0, true)
+	f.Add(false, -1, "a\"b,<c>,é,\u2028", 1e-7, 1e21, 123456789.125, false)
+	f.Add(false, 3, "", 0.000001, 9.99e20, -0.0, true)
+	f.Fuzz(func(t *testing.T, always bool, maxRetries int, codes string, initial, maximum, jitter float64, nilCodes bool) {
+		for _, x := range []float64{initial, maximum, jitter} {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return // no JSON: both refuse (encoding/json with an error, Key with a panic)
+			}
+		}
+		p := &loop.RetryPolicy{Mode: loop.ModeNormal, MaxRetries: maxRetries, InitialDelayMs: initial, MaxDelayMs: maximum, JitterRatio: jitter}
+		if always {
+			p.Mode = loop.ModeAlways
+		}
+		if !nilCodes {
+			p.RetryableCodes = strings.Split(codes, ",")
+		}
+		if got, want := retry.Key(p), keyByJSON(p); got != want {
+			t.Fatalf("Key = %s, encoding/json writes %s", got, want)
+		}
+	})
 }

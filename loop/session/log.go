@@ -91,10 +91,11 @@ func (l *Log) StringsRoom(n int) []string       { return l.mem.strings.Room(n, 1
 // contents as long as the log: a string read from them can share them.
 func (l *Log) Holds(b []byte) bool { return l.mem.bytes.Holds(b) }
 
-// KeepReason and KeepFailure are copies of *v in the log's storage, for
-// an event's chunk or end that points to them.
+// KeepReason, KeepFailure and KeepInt are copies of *v in the log's
+// storage, for an event's chunk, end or field that points to them.
 func (l *Log) KeepReason(v *FinishReason) *FinishReason { return l.mem.reasons.Put(v) }
 func (l *Log) KeepFailure(v *LlmFailure) *LlmFailure    { return l.mem.failures.Put(v) }
+func (l *Log) KeepInt(v int) *int                       { return l.mem.ints.Put(&v) }
 
 // Keep is a copy of *v in the log's storage, for a payload an event
 // points to from another (a tool result's message).

@@ -25,6 +25,7 @@ type Storage struct {
 	// *Room).
 	reasons  arena.Arena[FinishReason]
 	failures arena.Arena[LlmFailure]
+	ints     arena.Arena[int]
 	messages arena.Slices[UserMessage]
 	seqs     arena.Slices[int64]
 	strings  arena.Slices[string]
@@ -45,6 +46,7 @@ func (s *Storage) reset() {
 	s.bytes.Reset()
 	s.reasons.Reset()
 	s.failures.Reset()
+	s.ints.Reset()
 	s.messages.Reset()
 	s.seqs.Reset()
 	s.strings.Reset()
