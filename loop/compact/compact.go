@@ -72,7 +72,9 @@ type compactorHooks struct {
 
 // Install registers the overflow listener on the agent, after the
 // listeners registered before it, and the counter's resets.
-func Install(a *loop.Agent, cfg Config, s Summarizer) *Compactor { return InstallIn(&Compactor{}, a, cfg, s) }
+func Install(a *loop.Agent, cfg Config, s Summarizer) *Compactor {
+	return InstallIn(&Compactor{}, a, cfg, s)
+}
 
 // InstallIn is Install with c the compactor: a worker's, made again in
 // place for each agent (one that must no longer run), whose listener and
