@@ -19,18 +19,24 @@ type keyPolicy struct {
 }
 
 // keyCache keeps parsed policy keys: a run sees few distinct policies, and
-// every llm/retry names one. Safe for concurrent checks; bounded.
+// every llm/retry names one. Safe for concurrent checks; bounded, above
+// the 4,561 keys the draw makes (5 initial delays × 4 factors × 4 jitters
+// × 7 budgets × 8 sets of codes, always mode's 80, the default): under a
+// bound of 4,096, a tenth of them were parsed again at every retry.
 var (
 	keyCache     sync.Map // string → keyPolicy
 	keyCacheSize atomic.Int64
 )
+
+// maxCachedKeys bounds keyCache: a few MB at most.
+const maxCachedKeys = 16384
 
 func parsePolicyKey(key string) (keyPolicy, error) {
 	if p, ok := keyCache.Load(key); ok {
 		return p.(keyPolicy), nil
 	}
 	p, err := decodePolicyKey(key)
-	if err == nil && keyCacheSize.Add(1) <= 4096 {
+	if err == nil && keyCacheSize.Add(1) <= maxCachedKeys {
 		keyCache.Store(key, p)
 	}
 	return p, err

@@ -86,7 +86,8 @@ func checkInputsReachRequests(run *run, r *reporter) {
 	q := 0
 	turn := 0
 	replaced := false
-	var entered []int64 // the open turn's user messages, by seq
+	var room [16]int64
+	entered := room[:0] // the open turn's user messages, by seq: on the stack for a turn's few
 	check := func(upTo int64) {
 		for ; q < len(facts.Requests) && facts.Requests[q].Seq <= upTo; q++ {
 			req := facts.Requests[q]

@@ -173,9 +173,15 @@ type lostInputs struct {
 	fates                 map[string]*fate
 	fateMemory            arena.Arena[fate]
 	lists                 map[string][]string
+	// listRooms are the lists' arrays, kept for the next run's lists.
+	listRooms map[string][]string
 	pending               map[string]bool
 	claimed, removed, ins []string
 }
+
+// maxListRooms bounds the inbox targets whose lists' arrays are kept: a
+// log has two.
+const maxListRooms = 8
 
 // fate is what became of a message given to the agent.
 type fate struct {
@@ -206,7 +212,10 @@ func checkNoLostInput(run *run, r *reporter) {
 		e := &events[i]
 		switch p := e.Data.(type) {
 		case *session.InboxSpliced:
-			list := lists[p.Target]
+			list, ok := lists[p.Target]
+			if !ok {
+				list = mem.listRooms[p.Target][:0]
+			}
 			start := min(max(p.Start, 0), len(list))
 			end := min(start+p.RemovedCount, len(list))
 			removed = append(removed[:0], list[start:end]...)
@@ -249,9 +258,15 @@ func checkNoLostInput(run *run, r *reporter) {
 			claimed = claimed[:0]
 		}
 	}
-	for _, list := range lists {
+	for target, list := range lists {
 		for _, id := range list {
 			pending[id] = true
+		}
+		if cap(list) > cap(mem.listRooms[target]) && len(mem.listRooms) < maxListRooms {
+			if mem.listRooms == nil {
+				mem.listRooms = map[string][]string{}
+			}
+			mem.listRooms[target] = list
 		}
 	}
 	for _, in := range facts.Inputs {
