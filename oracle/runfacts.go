@@ -170,11 +170,11 @@ func reason(r *session.TurnEndReason) string {
 
 // lostInputs is checkNoLostInput's memory, kept from run to run.
 type lostInputs struct {
-	fates                 map[string]*fate
-	fateMemory            arena.Arena[fate]
-	lists                 map[string][]string
+	fates      map[string]*fate
+	fateMemory arena.Arena[fate]
+	lists      map[string][]string
 	// listRooms are the lists' arrays, kept for the next run's lists.
-	listRooms map[string][]string
+	listRooms             map[string][]string
 	pending               map[string]bool
 	claimed, removed, ins []string
 }
