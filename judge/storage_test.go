@@ -78,3 +78,34 @@ func TestAVerdictKeptOutlivesItsStorage(t *testing.T) {
 		t.Errorf("the kept verdict's log changed:\n%s", cmp.Diff(string(wantLog), string(got)))
 	}
 }
+
+// TestARunAllocatesLessThanAnEvent: a worker's seeds, run in its storage
+// once it has grown, make fewer allocations than they append events
+// (#26's bound: at most one an event). It fails when a run's structure
+// (its world, agent, listeners, plan) is made anew each run again.
+func TestARunAllocatesLessThanAnEvent(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
+	var st Storage
+	seed, events := uint64(1), 0
+	run := func() {
+		v := RunSeedIn(&st, seed, faults.Overrides{}, sim.Options{}, false)
+		if len(v.Violations) > 0 {
+			t.Fatalf("seed %d: %s", seed, v.Violations[0])
+		}
+		events += len(v.Result.Events)
+		seed++
+	}
+	for range 500 { // the storage grows to the size of a run
+		run()
+	}
+	const runs = 2000
+	seed, events = 1001, 0
+	perRun := testing.AllocsPerRun(runs, run)
+	perEvent := perRun / (float64(events) / (runs + 1)) // AllocsPerRun runs it once more to warm up
+	t.Logf("%.1f allocations a run, %.2f an event", perRun, perEvent)
+	if perEvent > 1 {
+		t.Errorf("%.1f allocations a run, %.2f an event: want at most one an event", perRun, perEvent)
+	}
+}
