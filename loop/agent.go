@@ -44,11 +44,12 @@ type Agent struct {
 	onDecision []func(*Decision)
 	// The waterfall's working memory (waterfall.go): the chains being
 	// run, a frame per listener running, and the remove functions made.
-	chains    []namedListener
-	frames    []*frame
-	listening int
-	removers  []remover
-	decision  Decision
+	chains     []namedListener
+	frames     []*frame
+	framesUsed int
+	listening  int
+	removers   []remover
+	decision   Decision
 
 	surface Surface
 	context contextProjection

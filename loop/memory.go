@@ -31,6 +31,9 @@ func (m *Memory) agent(log *session.Log, cfg Config, ports Ports) *Agent {
 	// events.) The frames and remove functions are bound to this agent,
 	// and so good for the next.
 	frames, chains, removers := a.frames, emptied(a.chains), a.removers
+	for _, f := range frames[:a.framesUsed] {
+		f.chain, f.ev = nil, nil // the last agent's: not kept alive
+	}
 	*a = Agent{log: log, cfg: cfg, ports: ports, listeners: listeners, onAppend: onAppend, onStatus: onStatus, onDecision: onDecision,
 		frames: frames, chains: chains, removers: removers}
 	a.surface.nodes = nodes

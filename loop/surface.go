@@ -13,7 +13,9 @@ import (
 type SurfaceNode struct {
 	Seq  int64
 	Kind string // "user", "assistant" or "tool"
-	// Text is the message's text content, joined.
+	// Text is the message's text content, joined. It may share the log's
+	// bytes (Log.Holds): read it while the log is read, and copy it
+	// (strings.Clone) to keep it longer.
 	Text string
 	// Tokens is the node's estimated size, as DSH's token meter prices it
 	// (MessageTokens).

@@ -117,12 +117,12 @@ type remover struct {
 // a handful of listeners.
 const maxRemovers = 16
 
-// frame is one listener's place in a waterfall being run: the chain it
-// belongs to and where its next() leads. An agent keeps its frames from
-// waterfall to waterfall (and, in a Memory, from run to run), each with
-// its next() made once; a next() is called while its listener runs, as
-// DSH's waterfall awaits it (one kept and called later runs the frame's
-// next listener of the time).
+// frame is one listener call's place in a waterfall: the chain it
+// belongs to and where its next() leads. Each call has a frame of its own
+// for the agent's life, so that a next() kept and called after its
+// listener returned runs the rest of its own chain, as a closure kept in
+// DSH's JavaScript would. An agent in a Memory hands its frames out again
+// to the next agent, each with its next() made once.
 type frame struct {
 	a     *Agent
 	chain []namedListener
@@ -169,18 +169,18 @@ func (a *Agent) callListener(chain []namedListener, i int, ev *RequestError) (Ac
 	if i >= len(chain) {
 		return NoAction, nil
 	}
-	if a.listening == len(a.frames) {
+	if a.framesUsed == len(a.frames) {
 		f := &frame{a: a}
 		f.nextFn = f.callNext
 		a.frames = append(a.frames, f)
 	}
-	f := a.frames[a.listening]
+	f := a.frames[a.framesUsed]
+	a.framesUsed++
 	f.chain, f.ev, f.next, f.passedOn = chain, ev, i+1, false
 	a.listening++
 	act, err := chain[i].fn(ev, f.nextFn)
 	a.listening--
 	passedOn := f.passedOn
-	f.chain, f.ev = nil, nil
 	if len(a.onDecision) > 0 {
 		// The agent's own memory, not a Decision per answer: observers
 		// read it as they are called, and keep no pointer to it.

@@ -262,9 +262,13 @@ func checkNoLostInput(run *run, r *reporter) {
 		for _, id := range list {
 			pending[id] = true
 		}
-		if cap(list) > cap(mem.listRooms[target]) && len(mem.listRooms) < maxListRooms {
+		room, kept := mem.listRooms[target]
+		if cap(list) > cap(room) && (kept || len(mem.listRooms) < maxListRooms) {
 			if mem.listRooms == nil {
 				mem.listRooms = map[string][]string{}
+			}
+			if !kept {
+				target = strings.Clone(target) // the event's string: not kept alive by the oracle
 			}
 			mem.listRooms[target] = list
 		}

@@ -295,7 +295,7 @@ func (r *chunkRoom) toolCallID(request, k int) string {
 		return toolCallID(request, k)
 	}
 	// The kind is no id's kind (those come from NewID) nor an input's.
-	return r.names.of(nameKey{kind: "\x00call", n: request<<16 | k}, func() string { return toolCallID(request, k) })
+	return r.names.of(nameKey{kind: "\x00call", n: request, m: k}, func() string { return toolCallID(request, k) })
 }
 
 // scriptedTools answers each call with the result its request scripted.

@@ -29,7 +29,7 @@ func (c *counterIDs) NewID(kind string) string {
 	}
 	c.counts[i].n++
 	n := c.counts[i].n
-	return c.names.of(nameKey{kind, "", n}, func() string { return kind + "-" + strconv.Itoa(n) })
+	return c.names.of(nameKey{kind: kind, n: n}, func() string { return kind + "-" + strconv.Itoa(n) })
 }
 
 // cycle gives the scenario's random samples in order, cycled.

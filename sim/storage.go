@@ -205,7 +205,7 @@ type names struct{ made map[nameKey]string }
 // input's kind and text.
 type nameKey struct {
 	kind, text string
-	n          int
+	n, m       int // an id's number; a tool call's request and call
 }
 
 // maxNames bounds the names a storage keeps: a worker's runs repeat a few

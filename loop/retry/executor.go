@@ -57,7 +57,8 @@ func InstallIn(x *Executor, a *loop.Agent) *Executor {
 }
 
 // keyOf is Key(p), kept for the next failure: a route's policy is the
-// same policy, unchanged, for as long as the agent runs.
+// same policy, unchanged, for as long as the agent runs (one changed in
+// place while it runs would log its old key).
 func (x *Executor) keyOf(p *loop.RetryPolicy) string {
 	if p != x.policy {
 		x.policy, x.key = p, Key(p)
