@@ -29,10 +29,12 @@ hunt:
 # each mutant is found with the faults its row says.
 MAX_FAULTS ?= 2
 # Tests too slow under -race for make test, and with nothing concurrent
-# to race: a statistical match over 50,000 turns and a heap measurement
-# (CI runs them).
+# to race: a statistical match over 50,000 turns, a heap measurement, and
+# a count of allocations (the race detector allocates on its own; CI runs
+# them).
 slow:
 	$(GO) test ./budget ./oracle ./campaign -count=1 -run '^(TestIncidentExhaustionMatchesAnalytic|TestStreamMemoryIsBoundedByTurn|TestOneThrowBugOnePlanPerPath)$$'
+	$(GO) test ./judge -count=1 -run '^TestARunAllocatesLessThanAnEvent$$'
 
 explore:
 	$(GO) test ./explore -count=1 -run '^(TestDedupeLosesNoState|TestMutantsFound)$$'

@@ -138,3 +138,23 @@ func longScenario(b *testing.B, kind string, n int) *Scenario {
 	}
 	return s
 }
+
+// TestToolCallIDsAreNamedApart: the names a worker keeps for tool-call ids
+// hold a call's request and index apart; a key of request<<16|k gave call
+// 65,537 of request 1 the id of request 2's first call.
+func TestToolCallIDsAreNamedApart(t *testing.T) {
+	r := &chunkRoom{names: &names{}}
+	for _, c := range []struct {
+		why        string
+		request, k int
+		want       string
+	}{
+		{"made, then kept", 1, 0, "call-2-1"},
+		{"the call whose packed key was request 2's first", 0, 65536, "call-1-65537"},
+		{"given again from the names kept", 1, 0, "call-2-1"},
+	} {
+		if got := r.toolCallID(c.request, c.k); got != c.want {
+			t.Errorf("%s: toolCallID(%d, %d) = %q, want %q", c.why, c.request, c.k, got, c.want)
+		}
+	}
+}
