@@ -44,6 +44,11 @@ func (a *attempt) failed() bool { return a.finish != nil && a.finish.Failed() }
 // log's seq equals.
 type segmenter struct {
 	current map[[2]int]*attempt // (turn, step) → its open or last attempt
+	// last is current[lastKey], when set: chunks come in runs of one
+	// step, and a map lookup a chunk was a twentieth of a check of
+	// DSH's logs.
+	last    *attempt
+	lastKey [2]int
 	count   map[[2]int]int
 	inTurn  bool
 	// window holds the attempt of each event since the open turn's
@@ -96,7 +101,10 @@ func (s *segmenter) add(i int64, e *session.Event) *attempt {
 		s.window = append(s.window, nil)
 	}
 	key := [2]int{c.Turn, c.Step}
-	a := s.current[key]
+	a := s.last
+	if a == nil || key != s.lastKey {
+		a = s.current[key]
+	}
 	if a == nil || a.ended() {
 		// Room for a typical answer's chunks at once: growing from
 		// empty was a fifth of the oracle's allocations.
@@ -106,6 +114,7 @@ func (s *segmenter) add(i int64, e *session.Event) *attempt {
 		s.count[key]++
 		s.current[key] = a
 	}
+	s.last, s.lastKey = a, key
 	a.chunks = append(a.chunks, e.Seq)
 	s.window = append(s.window, a)
 	if c.Chunk.Type == session.ChunkFinish {
@@ -128,6 +137,7 @@ func (s *segmenter) chunk(seq int64) *attempt {
 func (s *segmenter) turnEnded(turn int) {
 	clear(s.window)
 	s.window = s.window[:0]
+	s.last = nil
 	for key := range s.current {
 		if key[0] == turn {
 			delete(s.current, key)

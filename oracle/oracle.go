@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/turnsim/turnsim/internal/arena"
 	"github.com/turnsim/turnsim/internal/limits"
@@ -178,9 +179,18 @@ type Options struct {
 // the violations ordered by invariant (as in Invariants), then by first
 // witness seq.
 func Check(events []session.Event, opts Options) []Violation {
-	var c Checker
-	return c.check(events, opts, false)
+	// A Checker kept from check to check (memory.go): a check of many
+	// small logs made a Checker, its maps and its records for each, a
+	// third of what the oracle took of it.
+	c := checkerPool.Get().(*Checker)
+	vs := c.Check(events, opts)
+	c.release()
+	checkerPool.Put(c)
+	return vs
 }
+
+// checkerPool holds the Checkers of Check between checks.
+var checkerPool = sync.Pool{New: func() any { return new(Checker) }}
 
 // A Checker checks log after log, as Check does, in memory it keeps from
 // one to the next (memory.go): a worker's runs, checked one after the
@@ -203,19 +213,13 @@ type Checker struct {
 	firstChunk func(i int64)
 }
 
-// Check checks a complete log, as the function Check does.
+// Check checks a complete log, as the function Check does, its records
+// in arenas kept for the next log.
 func (c *Checker) Check(events []session.Event, opts Options) []Violation {
-	return c.check(events, opts, true)
-}
-
-// check is Check, with the records in arenas kept for the next log when
-// pooled (a checker of one log makes each on its own: an arena's first
-// run is room for several).
-func (c *Checker) check(events []session.Event, opts Options, pooled bool) []Violation {
 	if c.full == nil {
 		c.full, c.firstChunk = c.fullNodes, c.markFirstChunk
 	}
-	c.checks.pooled = pooled
+	c.checks.pooled = true
 	c.events, c.derive, c.nodes, c.derived = events, opts.Derive, view.Nodes{}, false
 	if c.derive == nil {
 		c.derive = view.Derive

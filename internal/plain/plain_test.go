@@ -57,3 +57,28 @@ func TestRun(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRun holds Run to a byte-at-a-time look, from every start: the last
+// word of s, read over bytes before the start, must find nothing there.
+func FuzzRun(f *testing.F) {
+	for _, s := range []string{"", "abc", "abcdefgh\"", "\"bcdefghij", "ab\\defghijk", "a\x01cdefgh", "é and more text", "x\"#yyyyyyyyyy", "\x1f abcdefghi"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for i := 0; i <= len(s); i++ {
+			want := len(s)
+			for k := i; k < len(s); k++ {
+				if b := s[k]; b < 0x20 || b == '"' || b == '\\' || b >= 0x80 {
+					want = k
+					break
+				}
+			}
+			if got := Run(s, i); got != want {
+				t.Fatalf("Run(%q, %d) = %d, want %d", s, i, got, want)
+			}
+			if got := Run([]byte(s), i); got != want {
+				t.Fatalf("Run([]byte(%q), %d) = %d, want %d", s, i, got, want)
+			}
+		}
+	})
+}

@@ -37,37 +37,130 @@ func (e *Error) Error() string { return fmt.Sprintf("line %d, column %d: %s", e.
 
 // Check reports the first way data is not one strict JSON value.
 func Check(data []byte) error {
-	// The keys of the objects open, as one stack reused from check to
-	// check: this runs on every line of a log, and a slice made per
-	// object was a tenth of what reading one allocated.
-	stack := keyStacks.Get().(*[]string)
-	defer keyStacks.Put(stack)
+	_, _, err := check(data, nil, false, nil, "", nil)
+	return err
+}
+
+// Member is a key of an object and the bytes of its value, as the input
+// holds them.
+type Member struct {
+	// Key is decoded when escaped; otherwise it views the input, and
+	// lives only as long as the input is left as it is.
+	Key   string
+	Value []byte
+}
+
+// CheckMembers is Check, and when data is one object, appends its
+// members to members, in input order, and reports that it is one: a
+// reader that splits a line into its members after checking it would
+// walk it once more (the walk was a tenth of reading a log).
+func CheckMembers(data []byte, members []Member) ([]Member, bool, error) {
+	var s Splitter
+	return s.CheckMembers(data, members)
+}
+
+// A Splitter checks input after input as CheckMembers does, in a stack
+// of keys of its own: a reader checks every line of a log, and taking a
+// stack from the pool and giving it back was a tenth of each check. The
+// zero value is ready to use; a Splitter is not safe for concurrent use.
+type Splitter struct {
+	// keys are the stack of the check, valueKeys CheckValue's, which a
+	// MemberReader calls in the middle of a check.
+	keys, valueKeys *[]keySpan
+}
+
+// CheckMembers is the function CheckMembers.
+func (s *Splitter) CheckMembers(data []byte, members []Member) ([]Member, bool, error) {
+	if s.keys == nil {
+		s.keys = new([]keySpan)
+	}
+	return check(data, members, true, s.keys, "", nil)
+}
+
+// A MemberReader reads the value of a member of an object as it checks
+// it, for CheckMembersReading.
+type MemberReader interface {
+	// ReadMember checks the value that starts at data[i], nested depth
+	// deep, as Check would, and reads it: the value of the member of the
+	// outermost object that follows members. It returns where the value
+	// ends, or false where it is not strict JSON or the reader cannot
+	// tell.
+	ReadMember(members []Member, data []byte, i, depth int) (int, bool)
+}
+
+// CheckMembersReading is CheckMembers, but the value of the member key
+// of the outermost object is checked by read, which reads it as it
+// checks it: a reader that checks a line and then reads its data walked
+// the data twice, and the data is most of a line. An error is no more
+// than that the input is not strict JSON, or that read could not tell:
+// which error it is is CheckMembers' to say.
+func (s *Splitter) CheckMembersReading(data []byte, members []Member, key string, read MemberReader) ([]Member, bool, error) {
+	if s.keys == nil {
+		s.keys = new([]keySpan)
+	}
+	return check(data, members, true, s.keys, key, read)
+}
+
+// CheckValue checks the one value that starts at data[i], as one nested
+// depth deep in an input Check checks, and returns where it ends; false
+// when it is not strict JSON. A MemberReader may call it.
+func (s *Splitter) CheckValue(data []byte, i, depth int) (int, bool) {
+	if s.valueKeys == nil {
+		s.valueKeys = new([]keySpan)
+	}
+	p := parser{data: data, i: i, line: 1, maxDepth: min(limits.Current.Depth, limits.MaxDepth), keys: (*s.valueKeys)[:0]}
+	err := p.value(depth)
+	*s.valueKeys = p.keys[:0]
+	return p.i, err == nil
+}
+
+// ValidNumber reports whether b is one JSON number, all of it.
+func ValidNumber(b []byte) bool { return validNumber(b) }
+
+func check(data []byte, members []Member, split bool, stack *[]keySpan, readKey string, read MemberReader) ([]Member, bool, error) {
+	if stack == nil {
+		// The keys of the objects open, as one stack reused from check
+		// to check: this runs on every line of a log, and a slice made
+		// per object was a tenth of what reading one allocated.
+		stack = keyStacks.Get().(*[]keySpan)
+		defer keyStacks.Put(stack)
+	}
 	// The check recurses a frame per level, so the depth is held to
 	// limits.MaxDepth whatever was set: a bound of 10^8 once let a
 	// 3,000,000-deep input overflow the stack.
-	p := &parser{data: data, line: 1, lineStart: 0, maxDepth: min(limits.Current.Depth, limits.MaxDepth), keys: (*stack)[:0]}
-	defer func() {
-		clear(p.keys) // the keys of objects an error left open
-		*stack = p.keys[:0]
-	}()
-	p.space()
-	if p.i == len(data) {
-		return p.fail("no JSON value (the input is empty)")
-	}
-	if err := p.value(0); err != nil {
-		return err
-	}
-	p.space()
-	if p.i < len(data) {
-		return p.fail("data after the JSON value: %s", Printable(excerpt(data[p.i:])))
-	}
-	return nil
+	p := &parser{data: data, line: 1, lineStart: 0, maxDepth: min(limits.Current.Depth, limits.MaxDepth), keys: (*stack)[:0], members: members, readKey: readKey, read: read}
+	members, object, err := p.top(split)
+	*stack = p.keys[:0]
+	return members, object, err
 }
 
-// keyStacks hold parser.keys between checks. A stack is empty when put
-// back: each object clears its keys as it closes, and an object left open
-// by an error is cleared then.
-var keyStacks = sync.Pool{New: func() any { s := make([]string, 0, 64); return &s }}
+// top checks the whole input, its members split when split is set and it
+// is an object.
+func (p *parser) top(split bool) ([]Member, bool, error) {
+	p.space()
+	if p.i == len(p.data) {
+		return p.members, false, p.fail("no JSON value (the input is empty)")
+	}
+	object := p.data[p.i] == '{'
+	p.split = split && object
+	if err := p.value(0); err != nil {
+		return p.members, false, err
+	}
+	p.space()
+	if p.i < len(p.data) {
+		return p.members, false, p.fail("data after the JSON value: %s", Printable(excerpt(p.data[p.i:])))
+	}
+	return p.members, object, nil
+}
+
+// keyStacks hold parser.keys between checks.
+var keyStacks = sync.Pool{New: func() any { s := make([]keySpan, 0, 64); return &s }}
+
+// keySpan is where a key stands in the input, between its quotes, or
+// (start < 0) the escaped key -start-1 of the parser, decoded. Offsets,
+// not strings: a stack of them holds no pointer, which storing and
+// clearing strings paid for in write barriers, a fifth of the check.
+type keySpan struct{ start, end int }
 
 type parser struct {
 	data      []byte
@@ -76,12 +169,35 @@ type parser struct {
 	lineStart int
 	maxDepth  int
 	// keys holds the keys seen so far of each object open, outermost
-	// first, as raw text (decoded only when escaped).
-	keys []string
+	// first.
+	keys []keySpan
+	// escaped are the keys that hold escapes, decoded: rare.
+	escaped []string
+	// split: the members of the outermost object are appended to
+	// members.
+	split   bool
+	members []Member
+	// read checks and reads the value of the member readKey of the
+	// outermost object (CheckMembersReading); nil for none.
+	readKey string
+	read    MemberReader
 }
 
 func (p *parser) fail(format string, args ...any) error {
-	return &Error{Line: p.line, Col: utf8.RuneCount(p.data[p.lineStart:min(p.i, len(p.data))]) + 1, Msg: fmt.Sprintf(format, args...)}
+	return p.failAt(p.i, p.line, p.lineStart, format, args...)
+}
+
+// failAt is an error at i, on the given line.
+func (p *parser) failAt(i, line, lineStart int, format string, args ...any) error {
+	return &Error{Line: line, Col: utf8.RuneCount(p.data[lineStart:min(i, len(p.data))]) + 1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// keyText is a key as the input spells it, decoded.
+func (p *parser) keyText(k keySpan) string {
+	if k.start < 0 {
+		return p.escaped[-k.start-1]
+	}
+	return unsafeString(p.data[k.start:k.end])
 }
 
 func (p *parser) space() {
@@ -142,31 +258,42 @@ func (p *parser) object(depth int) error {
 		if p.i >= len(p.data) || p.data[p.i] != '"' {
 			return p.fail("expected a key in quotes")
 		}
-		keyAt := *p
+		keyI, keyLine, keyLineStart := p.i, p.line, p.lineStart
 		raw, escaped, err := p.str()
 		if err != nil {
 			return err
 		}
 		key := unsafeString(raw)
+		span := keySpan{keyI + 1, p.i - 1}
 		if escaped {
 			var decoded string
-			json.Unmarshal(p.data[keyAt.i:p.i], &decoded)
+			json.Unmarshal(p.data[keyI:p.i], &decoded)
 			key = decoded
+			p.escaped = append(p.escaped, decoded)
+			span = keySpan{-len(p.escaped), 0}
 		}
 		for _, k := range p.keys[base:] {
-			if k == key {
-				return keyAt.fail("duplicate key %s (JSON readers disagree on which one counts)", Printable(strconv.Quote(key)))
+			if p.keyText(k) == key {
+				return p.failAt(keyI, keyLine, keyLineStart, "duplicate key %s (JSON readers disagree on which one counts)", Printable(strconv.Quote(key)))
 			}
 		}
-		p.keys = append(p.keys, key)
+		p.keys = append(p.keys, span)
 		p.space()
 		if p.i >= len(p.data) || p.data[p.i] != ':' {
 			return p.fail("expected ':' after the key %s", Printable(strconv.Quote(key)))
 		}
 		p.i++
 		p.space()
-		if err := p.value(depth + 1); err != nil {
+		valueAt := p.i
+		if depth == 0 && p.read != nil && key == p.readKey {
+			if err := p.readMember(depth + 1); err != nil {
+				return err
+			}
+		} else if err := p.value(depth + 1); err != nil {
 			return err
+		}
+		if depth == 0 && p.split {
+			p.members = append(p.members, Member{Key: key, Value: p.data[valueAt:p.i]})
 		}
 		p.space()
 		if p.i < len(p.data) && p.data[p.i] == ',' {
@@ -175,15 +302,30 @@ func (p *parser) object(depth int) error {
 		}
 		if p.i < len(p.data) && p.data[p.i] == '}' {
 			p.i++
-			// Cleared, not only cut: the keys view the input, which a
-			// stack kept for the next check must not hold on to.
-			clear(p.keys[base:])
 			p.keys = p.keys[:base]
 			return nil
 		}
 		return p.fail("expected ',' or '}' in an object")
 	}
 }
+
+// readMember has p.read check and read the value at p.i, as deep as
+// value would check it; errNotChecked when it cannot.
+func (p *parser) readMember(depth int) error {
+	if depth > p.maxDepth || p.i >= len(p.data) {
+		return errNotChecked
+	}
+	end, ok := p.read.ReadMember(p.members, p.data, p.i, depth)
+	if !ok {
+		return errNotChecked
+	}
+	p.i = end
+	return nil
+}
+
+// errNotChecked: a MemberReader could not check a value; what is wrong
+// with it, if anything, is CheckMembers' to say.
+var errNotChecked = errors.New("not checked")
 
 // unsafeString views bytes as a string without copying: the keys live only
 // while the object is checked, and the input is not changed meanwhile.
@@ -232,7 +374,7 @@ func (p *parser) str() (raw []byte, escaped bool, err error) {
 			return raw, escaped, nil
 		case c == '\\':
 			escaped = true
-			if p.i+1 >= len(p.data) || !strings.ContainsRune(`"\/bfnrtu`, rune(p.data[p.i+1])) {
+			if p.i+1 >= len(p.data) || !isEscape(p.data[p.i+1]) {
 				return nil, false, p.fail("an invalid escape in a string")
 			}
 			if p.data[p.i+1] == 'u' {
@@ -263,9 +405,18 @@ func (p *parser) str() (raw []byte, escaped bool, err error) {
 	return nil, false, p.fail("a string that never ends")
 }
 
+// isEscape: c may follow a backslash in a string.
+func isEscape(c byte) bool {
+	switch c {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't', 'u':
+		return true
+	}
+	return false
+}
+
 func (p *parser) number() error {
 	start := p.i
-	for p.i < len(p.data) && strings.IndexByte("+-0123456789.eE", p.data[p.i]) >= 0 {
+	for p.i < len(p.data) && isNumberByte(p.data[p.i]) {
 		p.i++
 	}
 	if !validNumber(p.data[start:p.i]) {
@@ -273,6 +424,11 @@ func (p *parser) number() error {
 		return p.fail("a malformed number %s", Printable(excerpt(p.data[start:])))
 	}
 	return nil
+}
+
+// isNumberByte: c is one of the characters a number is made of.
+func isNumberByte(c byte) bool {
+	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
 }
 
 // validNumber is JSON's number grammar, -?(0|[1-9][0-9]*)(.[0-9]+)?

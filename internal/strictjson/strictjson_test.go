@@ -1,7 +1,9 @@
 package strictjson
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -102,6 +104,103 @@ func FuzzCheck(f *testing.F) {
 		}
 		if err != nil && Unreadable(err.Error()) != "" {
 			t.Fatalf("the message shows %s: %q", Unreadable(err.Error()), err.Error())
+		}
+	})
+}
+
+// FuzzCheckMembers: CheckMembers refuses what Check refuses, with the
+// same error, and splits an object it passes into members whose values
+// are each one value of it.
+func FuzzCheckMembers(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":[1,{"c":2}]}`, ` { "k\u0061" : "v" } `, `{}`, `[1]`, `{"a":1,"a":2}`, `{"a":}`, `"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want := Check(data)
+		members, object, got := CheckMembers(data, nil)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q: CheckMembers says %v, Check says %v", data, got, want)
+		}
+		if got != nil {
+			return
+		}
+		var top map[string]json.RawMessage
+		isObject := json.Unmarshal(data, &top) == nil && top != nil
+		if object != isObject {
+			t.Fatalf("%q: CheckMembers says object %v, encoding/json %v", data, object, isObject)
+		}
+		if !object && len(members) > 0 {
+			t.Fatalf("%q: members %q of what is no object", data, members)
+		}
+		if len(members) != len(top) {
+			t.Fatalf("%q: %d members, encoding/json reads %d keys", data, len(members), len(top))
+		}
+		for _, m := range members {
+			if v, ok := top[m.Key]; !ok || !bytes.Equal(v, m.Value) {
+				t.Fatalf("%q: member %q is %q, encoding/json reads %q", data, m.Key, m.Value, v)
+			}
+		}
+	})
+}
+
+// valueChecker is the least MemberReader: it checks, and reads nothing.
+type valueChecker struct{ s *Splitter }
+
+func (c valueChecker) ReadMember(_ []Member, data []byte, i, depth int) (int, bool) {
+	return c.s.CheckValue(data, i, depth)
+}
+
+// FuzzCheckMembersReading: with a reader that checks the value it is
+// handed as CheckValue does, CheckMembersReading passes what Check
+// passes, no more, with the same members.
+func FuzzCheckMembersReading(f *testing.F) {
+	for _, s := range []string{`{"type":"t","data":{"a":1},"seq":0}`, `{"data":{"a":01}}`, `{"data":"x\\q"}`, `{"data":[1,{"b":2,"b":3}]}`, `{"data":1,"data":2}`, `{"data":{"a":"}"},"x":}`, `{"data":[[[]]]}`, `[1]`, `{"x":{"data":1,"data":1}}`} {
+		f.Add([]byte(s), uint8(64))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, maxDepth uint8) {
+		saved := limits.Current
+		defer func() { limits.Current = saved }()
+		limits.Current.Depth = int(maxDepth%70) + 1
+		var s Splitter
+		want, wantObject, wantErr := CheckMembers(data, nil)
+		got, object, err := s.CheckMembersReading(data, nil, "data", valueChecker{&s})
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("%q: CheckMembersReading says %v, Check %v", data, err, wantErr)
+		}
+		if err != nil {
+			return
+		}
+		if object != wantObject || fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+			t.Fatalf("%q: members %q (object %v), CheckMembers' %q (%v)", data, got, object, want, wantObject)
+		}
+	})
+}
+
+// FuzzCheckValue: a value CheckValue passes whole, nested depth deep, is
+// one Check passes nested as deep.
+func FuzzCheckValue(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2]}`, `"x"`, `01`, `[1,`, `{"a":1,"a":2}`, `true`, `nul`, `[[[[1]]]]`} {
+		f.Add([]byte(s), uint8(0), uint8(64))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, depth, maxDepth uint8) {
+		saved := limits.Current
+		defer func() { limits.Current = saved }()
+		limits.Current.Depth = int(maxDepth%70) + 1
+		d := int(depth % 4)
+		if len(data) == 0 || data[0] == ' ' || data[0] == '\t' || data[0] == '\n' || data[0] == '\r' {
+			return // a value, not space, starts where CheckValue is asked
+		}
+		var s Splitter
+		end, ok := s.CheckValue(data, 0, d)
+		wrapped := append([]byte(strings.Repeat("[", d)), data...)
+		wrapped = append(wrapped, strings.Repeat("]", d)...)
+		passes := Check(data) == nil && Check(wrapped) == nil          // one value, passed nested
+		whole := ok && len(bytes.TrimLeft(data[end:], " \t\n\r")) == 0 // space may follow the value
+		if whole && !passes {
+			t.Fatalf("%q at depth %d: CheckValue passes it whole, Check refuses it nested so", data, d)
+		}
+		if passes && !whole {
+			t.Fatalf("%q at depth %d: Check passes it nested so, CheckValue says %v up to %d", data, d, ok, end)
 		}
 	})
 }

@@ -1,9 +1,12 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/turnsim/turnsim/internal/strictjson"
 )
 
 // envelope is every key a persisted line may carry. Events use type, seq,
@@ -38,36 +41,66 @@ type optBool struct {
 func parseEnvelope(line []byte, env *envelope) error {
 	*env = envelope{}
 	return scanObject(line, func(key, value []byte) error {
-		var err error
-		switch string(key) {
-		case "type":
-			env.Type, err = eventType(value)
-		case "seq":
-			env.Seq, err = parseOptInt(value)
-		case "time":
-			env.Time, err = parseOptInt(value)
-		case "seq0":
-			env.Seq0, err = parseOptInt(value)
-		case "time0":
-			env.Time0, err = parseOptInt(value)
-		case "data":
-			env.Data = value
-		case "surfaceOp":
-			env.SurfaceOp = new(SurfaceOp)
-			err = json.Unmarshal(value, env.SurfaceOp)
-		case "sourceEventSeqs":
-			env.SourceEventSeqs, err = parseIntegers(value)
-		case "ignorable":
-			env.Ignorable.set = true
-			env.Ignorable.v, err = parseBool(value)
-		default:
-			return fmt.Errorf("unknown field %q in the event envelope", key)
-		}
-		if err != nil {
-			return fmt.Errorf("%s", describeJSONError(string(key), err))
-		}
-		return nil
+		return env.set(string(key), value, nil)
 	})
+}
+
+// envelopeOf reads the envelope of a line the strict check has split into
+// its members, as parseEnvelope reads it from the line: the members are
+// the key and value bytes that scanObject finds in a line that passed the
+// check. A surfaceOp is taken from ops.
+func envelopeOf(members []strictjson.Member, env *envelope, ops *slab[SurfaceOp]) error {
+	*env = envelope{}
+	for _, m := range members {
+		if err := env.set(m.Key, m.Value, ops); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// set reads one key of the envelope; a surfaceOp from ops (nil: on its
+// own).
+func (env *envelope) set(key string, value []byte, ops *slab[SurfaceOp]) error {
+	var err error
+	switch key {
+	case "type":
+		env.Type, err = eventType(value)
+	case "seq":
+		env.Seq, err = parseOptInt(value)
+	case "time":
+		env.Time, err = parseOptInt(value)
+	case "seq0":
+		env.Seq0, err = parseOptInt(value)
+	case "time0":
+		env.Time0, err = parseOptInt(value)
+	case "data":
+		env.Data = value
+	case "surfaceOp":
+		if ops != nil {
+			env.SurfaceOp = ops.next()
+		} else {
+			env.SurfaceOp = new(SurfaceOp)
+		}
+		if string(value) == `"append"` {
+			// What UnmarshalJSON reads it as, without encoding/json: all
+			// but a few surface events append.
+			env.SurfaceOp.Op = SurfaceAppend
+		} else {
+			err = json.Unmarshal(value, env.SurfaceOp)
+		}
+	case "sourceEventSeqs":
+		env.SourceEventSeqs, err = parseIntegers(value)
+	case "ignorable":
+		env.Ignorable.set = true
+		env.Ignorable.v, err = parseBool(value)
+	default:
+		return fmt.Errorf("unknown field %q in the event envelope", key)
+	}
+	if err != nil {
+		return fmt.Errorf("%s", describeJSONError(key, err))
+	}
+	return nil
 }
 
 // parseBool reads a boolean as encoding/json reads one into a bool
@@ -126,11 +159,12 @@ func unquote(value []byte, s *string) error {
 
 // parseIntegers reads a JSON array of integers, never nil.
 func parseIntegers(value []byte) ([]int64, error) {
-	out := []int64{}
 	if len(value) < 2 || value[0] != '[' || value[len(value)-1] != ']' {
 		return nil, fmt.Errorf("expected an array of integers")
 	}
 	inner := value[1 : len(value)-1]
+	// Room for them all at once: a comma between each two.
+	out := make([]int64, 0, bytes.Count(inner, []byte{','})+1)
 	for i := 0; ; {
 		i = skipSpace(inner, i)
 		if i == len(inner) && len(out) == 0 {
@@ -140,9 +174,12 @@ func parseIntegers(value []byte) ([]int64, error) {
 		for j < len(inner) && inner[j] != ',' && inner[j] != ' ' && inner[j] != '\t' && inner[j] != '\n' && inner[j] != '\r' {
 			j++
 		}
-		n, err := strconv.ParseInt(string(inner[i:j]), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("expected an array of integers")
+		n, ok := plainInteger(inner[i:j])
+		if !ok {
+			var err error
+			if n, err = strconv.ParseInt(string(inner[i:j]), 10, 64); err != nil {
+				return nil, fmt.Errorf("expected an array of integers")
+			}
 		}
 		out = append(out, n)
 		j = skipSpace(inner, j)

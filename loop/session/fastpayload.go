@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turnsim/turnsim/internal/plain"
+	"github.com/turnsim/turnsim/internal/strictjson"
 )
 
 // decodeFast reads the data of a typed event into p the way encoding/json
@@ -20,10 +21,26 @@ import (
 // data's grammar once more (the line was checked whole already) and
 // matches each key by reflection.
 //
-// What it keeps is allocated from in, a reader's runs (strings interned,
-// raw values copied into runs of bytes); nil allocates each on its own.
+// What it keeps is allocated from in, a reader's (strings interned, raw
+// values viewing data, which must then be the event's own copy, kept as
+// long as the event); nil allocates each on its own.
 func decodeFast(p Payload, data []byte, in *readerAllocs) bool {
 	d := fastDecoder{b: data, in: in}
+	return d.payload(p) && d.end()
+}
+
+// decodeFastChecked is decodeFast for data no strict check has passed:
+// it checks it as it reads it, as the data of a line's member at depth 1
+// (strict.go), and reports false as well where the check would refuse it.
+// Its raw values are copies.
+func decodeFastChecked(p Payload, data []byte, c *checking) bool {
+	d := fastDecoder{b: data, check: c, depth: 1}
+	return d.payload(p) && d.end()
+}
+
+// payload reads the data of p's type into p, from d.i to the end of the
+// value.
+func (d *fastDecoder) payload(p Payload) bool {
 	var ok bool
 	switch p := p.(type) {
 	case *InboxSpliced:
@@ -143,7 +160,7 @@ func decodeFast(p Payload, data []byte, in *readerAllocs) bool {
 		// reads them.
 		return false
 	}
-	return ok && d.end()
+	return ok
 }
 
 // The keys of each payload type, which a key in other case would match in
@@ -179,7 +196,8 @@ var (
 // fastDecoder walks one value of JSON that the line's strict check has
 // passed already (grammar, UTF-8, duplicate keys, depth): it looks only
 // for what encoding/json would read otherwise than it does, and is not to
-// be handed data that did not pass that check.
+// be handed data that did not pass that check, unless it checks it
+// itself (check, strict.go).
 type fastDecoder struct {
 	b []byte
 	i int
@@ -187,6 +205,11 @@ type fastDecoder struct {
 	// them.
 	skipped int
 	in      *readerAllocs
+	// check, when set, makes the decoder check what the strict check
+	// would (strict.go); depth is then how deep the value being read
+	// is nested in its line.
+	check *checking
+	depth int
 }
 
 func (d *fastDecoder) space() { d.i = skipSpace(d.b, d.i) }
@@ -211,6 +234,9 @@ func (d *fastDecoder) object(known []string, field func(key []byte) bool) bool {
 	if d.i < len(d.b) && d.b[d.i] == '}' {
 		d.i++
 		return true
+	}
+	if d.check != nil {
+		return d.checkedObject(known, field)
 	}
 	for {
 		d.space()
@@ -239,8 +265,8 @@ func (d *fastDecoder) object(known []string, field func(key []byte) bool) bool {
 			if foldsToKnown(key, known) {
 				return false
 			}
-			vend, err := valueEnd(d.b, d.i)
-			if err != nil {
+			vend, ok := d.valueEnd()
+			if !ok {
 				return false
 			}
 			d.i = vend
@@ -322,10 +348,15 @@ func (d *fastDecoder) str(s *string) bool {
 	}
 	start := d.i + 1
 	j := plain.Run(d.b, start)
+	wide := false
 	for j < len(d.b) && d.b[j] >= utf8.RuneSelf { // past a multi-byte character's bytes
+		wide = true
 		j = plain.Run(d.b, j+1)
 	}
 	if j < len(d.b) && d.b[j] == '"' {
+		if wide && d.check != nil && !utf8.Valid(d.b[start:j]) {
+			return false // the line is not UTF-8: the reader says so
+		}
 		*s = d.in.string(d.b[start:j])
 		d.i = j + 1
 		return true
@@ -335,6 +366,9 @@ func (d *fastDecoder) str(s *string) bool {
 		c := d.b[j]
 		switch c {
 		case '"':
+			if d.check != nil && !utf8.Valid(d.b[start:j]) {
+				return false
+			}
 			*s = string(buf)
 			d.i = j + 1
 			return true
@@ -373,8 +407,17 @@ func (d *fastDecoder) str(s *string) bool {
 }
 
 // number returns the bytes of a number, and whether it is an integer
-// (no fraction, no exponent).
+// (no fraction, no exponent); nil when a checking decoder finds it no
+// JSON number.
 func (d *fastDecoder) number() ([]byte, bool) {
+	lit, integer := d.numberBytes()
+	if d.check != nil && lit != nil && !strictjson.ValidNumber(lit) {
+		return nil, false
+	}
+	return lit, integer
+}
+
+func (d *fastDecoder) numberBytes() ([]byte, bool) {
 	start := d.i
 	j := d.i
 	if j < len(d.b) && d.b[j] == '-' {
@@ -400,7 +443,7 @@ func (d *fastDecoder) number() ([]byte, bool) {
 // overflow is encoding/json's to refuse.
 func (d *fastDecoder) int64(n *int64) bool {
 	lit, integer := d.number()
-	if !integer {
+	if lit == nil || !integer {
 		return false
 	}
 	neg := lit[0] == '-'
@@ -473,14 +516,25 @@ func (d *fastDecoder) bool(v *bool) bool {
 	return true
 }
 
-// raw keeps a value's bytes as encoding/json keeps a json.RawMessage: a
-// copy, null included.
+// raw keeps a value's bytes as encoding/json keeps a json.RawMessage,
+// null included. A reader's data is its event's own copy already, which
+// the value views, its capacity cut at its end (an append makes a new
+// array, as it would to a copy); without a reader, it is a copy.
 func (d *fastDecoder) raw(m *json.RawMessage) bool {
-	end, err := valueEnd(d.b, d.i)
-	if err != nil {
+	end, ok := d.valueEnd()
+	if !ok {
 		return false
 	}
-	*m = d.in.copyOf(d.b[d.i:end])
+	if d.in != nil {
+		*m = json.RawMessage(d.b[d.i:end:end])
+		if d.check != nil {
+			// d.b is the line: the view moves to the copy made of the
+			// data once it is read.
+			d.check.raws = append(d.check.raws, rawAt{m, d.i})
+		}
+	} else {
+		*m = append(json.RawMessage(nil), d.b[d.i:end]...)
+	}
 	d.i = end
 	return true
 }

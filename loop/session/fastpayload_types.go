@@ -31,12 +31,24 @@ func listOf[T any](d *fastDecoder, out *[]T, read func(*T) bool) bool {
 		return false
 	}
 	d.i++
-	list := []T{}
+	// Into the room *out has (a packed row's lists, reused from row to
+	// row), else a new list: [] is an empty list, not nil.
+	list := (*out)[:0]
+	if list == nil {
+		list = []T{}
+	}
 	d.space()
 	if d.i < len(d.b) && d.b[d.i] == ']' {
 		d.i++
 		*out = list
 		return true
+	}
+	if d.check != nil {
+		// The elements are a level deeper than the list.
+		if d.depth++; d.depth > d.check.maxDepth {
+			return false
+		}
+		defer func() { d.depth-- }()
 	}
 	for {
 		d.space()
@@ -305,6 +317,18 @@ var packedKeys = []string{"turn", "step", "index", "id", "name", "dt", "texts", 
 // them, whose error is encoding/json's to give).
 func decodePackedFast(data []byte, p *packedData) bool {
 	d := fastDecoder{b: data}
+	return d.packed(p) && d.end()
+}
+
+// decodePackedChecked is decodePackedFast, checking data as the strict
+// check would (strict.go): the data of a line's member, at depth 1.
+func decodePackedChecked(data []byte, p *packedData, c *checking) bool {
+	d := fastDecoder{b: data, check: c, depth: 1}
+	return d.packed(p) && d.end()
+}
+
+// packed reads a packed row's data, from d.i to the end of the value.
+func (d *fastDecoder) packed(p *packedData) bool {
 	ok := d.object(packedKeys, func(k []byte) bool {
 		switch string(k) {
 		case "turn":
@@ -316,16 +340,16 @@ func decodePackedFast(data []byte, p *packedData) bool {
 		case "id":
 			return d.str(&p.ID)
 		case "name":
-			return nullable(&d, &p.Name, d.str)
+			return nullable(d, &p.Name, d.str)
 		case "dt":
-			return listOf(&d, &p.Dt, d.int64)
+			return listOf(d, &p.Dt, d.int64)
 		case "texts":
-			return listOf(&d, &p.Texts, d.str)
+			return listOf(d, &p.Texts, d.str)
 		case "args":
-			return listOf(&d, &p.Args, d.str)
+			return listOf(d, &p.Args, d.str)
 		}
 		return false
 	})
 	// A key skipped as unknown is an error to encoding/json here.
-	return ok && d.skipped == 0 && d.end()
+	return ok && d.skipped == 0
 }

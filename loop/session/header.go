@@ -51,6 +51,11 @@ func parseHeader(line []byte) (h Header, err error) {
 	if err != nil {
 		return h, err
 	}
+	return parseHeaderFields(fields)
+}
+
+// parseHeaderFields is parseHeader of a valid line split into fields.
+func parseHeaderFields(fields []Field) (h Header, err error) {
 	var typ string
 	for _, f := range fields {
 		if f.Key == "type" {
@@ -67,6 +72,10 @@ func parseHeader(line []byte) (h Header, err error) {
 		if f.Key == "version" {
 			if len(f.Value) == 0 || f.Value[0] < '0' && f.Value[0] != '-' || f.Value[0] > '9' {
 				return h, fmt.Errorf("header version %s is not an integer", f.Value)
+			}
+			if n, ok := plainInteger(f.Value); plainHeaders && ok && n <= CurrentVersion && n >= Version0 {
+				h.Version = int(n) // what follows reads it so, without encoding/json
+				continue
 			}
 			var v json.Number
 			if err := json.Unmarshal(f.Value, &v); err != nil {
@@ -129,6 +138,9 @@ func parseHeader(line []byte) (h Header, err error) {
 // int64"); this one names the field, the kind of value it takes and the
 // value as the log gives it.
 func headerField(f Field, dst any) error {
+	if plainHeaders && plainHeaderField(f.Value, dst) {
+		return nil
+	}
 	if err := json.Unmarshal(f.Value, dst); err != nil {
 		want := "a valid value"
 		var te *json.UnmarshalTypeError
@@ -180,4 +192,90 @@ func mustMarshal(v any) json.RawMessage {
 		panic(err) // only called with strings and integers
 	}
 	return b
+}
+
+// plainHeaders: a header's plain values are read without encoding/json
+// (plainHeaderField, probeHeader). A test turns it off to hold the two
+// equal.
+var plainHeaders = true
+
+// plainHeaderField decodes the plain values a header holds (strings
+// without escapes, integers that fit) as encoding/json does, without it:
+// its reflection was most of reading a header, which a check of many
+// small logs reads for every log. It reports false for anything else,
+// left to encoding/json. value is of a line json.Valid passed, and valid
+// UTF-8.
+func plainHeaderField(value []byte, dst any) bool {
+	switch d := dst.(type) {
+	case *string:
+		s, ok := plainString(value)
+		if ok {
+			*d = s
+		}
+		return ok
+	case **string:
+		s, ok := plainString(value)
+		if ok {
+			*d = &s // a new one, as into the nil pointer of a new header
+		}
+		return ok
+	case *int64:
+		n, ok := plainInteger(value)
+		if ok {
+			*d = n
+		}
+		return ok
+	case **int64:
+		n, ok := plainInteger(value)
+		if ok {
+			*d = &n
+		}
+		return ok
+	case *int:
+		n, ok := plainInteger(value)
+		if ok = ok && int64(int(n)) == n; ok {
+			*d = int(n)
+		}
+		return ok
+	}
+	return false
+}
+
+// plainString reads a JSON string without escapes or control characters
+// (valid UTF-8, as a reader's lines are).
+func plainString(value []byte) (string, bool) {
+	if len(value) < 2 || value[0] != '"' || value[len(value)-1] != '"' {
+		return "", false
+	}
+	inner := value[1 : len(value)-1]
+	for _, c := range inner {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(inner), true
+}
+
+// plainInteger reads a JSON integer of at most 18 digits (which fits an
+// int64, and an int on the 64-bit platforms turnsim runs on), without a
+// fraction or an exponent.
+func plainInteger(value []byte) (int64, bool) {
+	digits := value
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 || len(digits) > 1 && digits[0] == '0' {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(value) {
+		n = -n
+	}
+	return n, true
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -55,8 +56,14 @@ func newMigrator(sessionID string) *migrator {
 }
 
 // migrate returns the v1 type and data of a v0 event at seq, and whether a
-// retired shape was rewritten.
-func (m *migrator) migrate(typ string, data json.RawMessage, seq int64, op *SurfaceOp) (string, json.RawMessage, bool, error) {
+// retired shape was rewritten. fields are data's, when they were split as
+// it was read (strict.go), else nil.
+func (m *migrator) migrate(typ string, data json.RawMessage, seq int64, op *SurfaceOp, fields []Field) (string, json.RawMessage, bool, error) {
+	if !mayBeV0Only(typ) {
+		// Neither refused, renamed nor edited: no map need be asked (two
+		// lookups an event were a tenth of the edge).
+		return typ, data, false, nil
+	}
 	if why, ok := refusedV0Types[typ]; ok {
 		return "", nil, false, fmt.Errorf("%s", why)
 	}
@@ -73,12 +80,16 @@ func (m *migrator) migrate(typ string, data json.RawMessage, seq int64, op *Surf
 	if !ok {
 		return typ, data, renamed, nil
 	}
-	// Into the scratch slice of the last event: an edit either encodes
-	// its fields anew or leaves the data as it was, and keeps none.
-	fields, err := appendObjectFields(m.scratch[:0], data)
-	m.scratch = fields
-	if err != nil {
-		return "", nil, false, fmt.Errorf("%s data: %v", typ, err)
+	if fields == nil {
+		// Into the scratch slice of the last event: an edit either
+		// encodes its fields anew or leaves the data as it was, and
+		// keeps none.
+		var err error
+		fields, err = appendObjectFields(m.scratch[:0], data)
+		m.scratch = fields
+		if err != nil {
+			return "", nil, false, fmt.Errorf("%s data: %v", typ, err)
+		}
 	}
 	fields, changed, err := edit(m, fields, v0At{seq, op})
 	if err != nil || !changed {
@@ -86,6 +97,19 @@ func (m *migrator) migrate(typ string, data json.RawMessage, seq int64, op *Surf
 	}
 	out, err := encodeObject(fields)
 	return typ, out, true, err
+}
+
+// mayBeV0Only reports whether typ may be refused, renamed or edited by
+// the edge: the keys of refusedV0Types and v0Edits, and the renamed.
+// TestMayBeV0Only holds it to them.
+func mayBeV0Only(typ string) bool {
+	switch typ {
+	case "request/header-delta", "mode/set", "steering/message",
+		TypeTurnStart, TypeRequestHeader, TypeTurnEnd, TypeUserMessage,
+		TypeAssistantMessage, TypeToolResult, TypeLLMRetry, TypeLLMRetryStarted:
+		return true
+	}
+	return strings.HasPrefix(typ, "compact/")
 }
 
 type v0Edit func(m *migrator, fields []Field, at v0At) ([]Field, bool, error)
@@ -116,13 +140,18 @@ var v0Edits = map[string]v0Edit{
 }
 
 func migrateRequestHeader(_ *migrator, f []Field, _ v0At) ([]Field, bool, error) {
-	var reason string
-	_ = json.Unmarshal(field(f, "reason"), &reason)
-	if reason == "fallback" {
+	if stringField(f, "reason") == "fallback" {
 		return nil, false, fmt.Errorf(`request/header with reason "fallback" is a retired shape that turnsim refuses`)
 	}
 	header := field(f, "header")
 	if header == nil {
+		return f, false, nil
+	}
+	if len(header) > 0 && header[0] == '{' && !bytes.Contains(header, []byte("messagePrefix")) && !bytes.Contains(header, []byte(`\u`)) {
+		// No key of it can spell messagePrefix (only a \u escape could
+		// without the word): left as it is, without a walk of the header,
+		// most of a request/header line. (It is an object of a checked
+		// line, which objectFields splits.)
 		return f, false, nil
 	}
 	hf, err := objectFields(header)
@@ -149,8 +178,7 @@ func migrateTurnEnd(_ *migrator, f []Field, _ v0At) ([]Field, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("turn/end data.reason: %v", err)
 	}
-	var kind string
-	_ = json.Unmarshal(field(rf, "kind"), &kind)
+	kind := stringField(rf, "kind")
 	var reason json.RawMessage
 	switch {
 	case kind == "disposed":
@@ -207,20 +235,30 @@ func migrateAssistantMessage(m *migrator, f []Field, at v0At) ([]Field, bool, er
 	}
 	src := Source{Kind: "model"}
 	if p := field(f, "provenance"); p != nil {
-		if err := json.Unmarshal(p, &src); err != nil {
-			return nil, false, fmt.Errorf("assistant/message data.provenance: %s", describeJSONError("", err))
+		// The fast decoder where it reads the provenance as encoding/json
+		// would (FuzzFastPayload holds its sources so), encoding/json
+		// otherwise.
+		d := fastDecoder{b: p}
+		if !d.source(&src) || !d.end() {
+			src = Source{Kind: "model"}
+			if err := json.Unmarshal(p, &src); err != nil {
+				return nil, false, fmt.Errorf("assistant/message data.provenance: %s", describeJSONError("", err))
+			}
 		}
 		src.Kind = "model"
 	}
-	msg, err := marshal(struct {
-		ID      json.RawMessage `json:"id"`
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-		Source  Source          `json:"source"`
-	}{m.legacyMessageID(at.seq), "assistant", content, src})
-	if err != nil {
-		return nil, false, err
-	}
+	// {id, role, content, source} as encoding/json marshals it
+	// (FuzzLegacyAssistantBody holds the two equal): its reflection was
+	// most of the time this edit took.
+	id := m.legacyMessageID(at.seq)
+	msg := make([]byte, 0, len(id)+len(content)+64)
+	msg = append(msg, `{"id":`...)
+	msg = appendCompact(msg, id)
+	msg = append(msg, `,"role":"assistant","content":`...)
+	msg = appendCompact(msg, content)
+	msg = append(msg, `,"source":`...)
+	msg = appendSource(msg, &src)
+	msg = append(msg, '}')
 	out := make([]Field, 0, len(f))
 	for _, x := range f {
 		switch x.Key {
@@ -313,10 +351,53 @@ func migrateRetryStarted(m *migrator, f []Field, _ v0At) ([]Field, bool, error) 
 	return append([]Field{{"retryId", mustMarshal(id)}}, without(f, "retryId")...), true, nil
 }
 
+// stringField is the string value of key, as json.Unmarshal reads it into
+// a string ("" when it is missing or not a string).
+func stringField(f []Field, key string) string {
+	value := field(f, key)
+	if s, ok := plainString(value); ok {
+		return s
+	}
+	var s string
+	_ = json.Unmarshal(value, &s)
+	return s
+}
+
 func mustObject(f []Field) json.RawMessage {
 	b, err := encodeObject(f)
 	if err != nil {
 		return json.RawMessage(`{}`)
 	}
 	return b
+}
+
+// appendSource appends s as encoding/json marshals it without HTML
+// escaping: its fields in order, the empty ones left out, raw values
+// compacted (they are valid JSON: a checked line's).
+func appendSource(b []byte, s *Source) []byte {
+	b = append(b, `{"kind":`...)
+	b = AppendString(b, s.Kind)
+	str := func(key, v string) {
+		if v != "" {
+			b = append(b, ',')
+			b = append(b, key...)
+			b = AppendString(b, v)
+		}
+	}
+	raw := func(key string, v json.RawMessage) {
+		if len(v) > 0 {
+			b = append(b, ',')
+			b = append(b, key...)
+			b = appendCompact(b, v)
+		}
+	}
+	str(`"plugin":`, s.Plugin)
+	str(`"form":`, s.Form)
+	raw(`"sections":`, s.Sections)
+	str(`"compactionId":`, s.CompactionID)
+	str(`"callId":`, s.CallID)
+	str(`"provider":`, s.Provider)
+	str(`"model":`, s.Model)
+	raw(`"replayState":`, s.ReplayState)
+	return append(b, '}')
 }

@@ -35,7 +35,7 @@ type packedData struct {
 // expandPacked expands a packed row into its assistant/chunk events, seqs
 // from seq0 and times from time0 plus the running sum of dt.
 func expandPacked(typ string, data json.RawMessage, seq0, time0 int64) ([]Event, error) {
-	return appendPacked(nil, nil, typ, data, seq0, time0)
+	return appendPacked(nil, nil, typ, data, nil, seq0, time0)
 }
 
 // appendPacked is expandPacked appending the events to out, their
@@ -44,10 +44,12 @@ func expandPacked(typ string, data json.RawMessage, seq0, time0 int64) ([]Event,
 // With slabs, data is a reader's, from a line the strict check passed:
 // only then is decodePackedFast's reading encoding/json's (it does not
 // check the grammar again); data of any other origin is encoding/json's
-// to read.
-func appendPacked(out []Event, slabs *payloadSlabs, typ string, data json.RawMessage, seq0, time0 int64) ([]Event, error) {
+// to read. read is data read already, as the line was checked, or nil.
+func appendPacked(out []Event, slabs *payloadSlabs, typ string, data json.RawMessage, read *packedData, seq0, time0 int64) ([]Event, error) {
 	var d packedData
-	if slabs == nil || !fastPayloads || !decodePackedFast(data, &d) {
+	if read != nil {
+		d = *read
+	} else if slabs == nil || !fastPayloads || !decodePackedFast(data, &d) {
 		d = packedData{}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/turnsim/turnsim/internal/inputfile"
@@ -59,6 +60,13 @@ type Reader struct {
 	// allocated (slabs.go).
 	payloads payloadSlabs
 	allocs   readerAllocs
+	// members are the room the strict check splits a line into.
+	members  []strictjson.Member
+	splitter strictjson.Splitter
+	checking checking
+	read     checkedData // the data of the line being checked
+	// packedRoom is the room of the lists of the last packed row read.
+	packedRoom packedData
 }
 
 // zstdMagic starts every Zstandard frame.
@@ -99,6 +107,8 @@ const bytesPerEvent = 96
 
 func newReader(r io.Reader, opts ReadOptions, closer io.Closer) (*Reader, error) {
 	rd := &Reader{opts: opts, sizeHint: sizeOf(r)}
+	rd.allocs.bytes.sizeFor(rd.sizeHint)
+	rd.allocs.interned = internTables.Get().(*internTable)
 	if closer != nil {
 		rd.closers = append(rd.closers, closer)
 	}
@@ -168,6 +178,12 @@ func (r *Reader) Close() error {
 	}
 	r.closers = nil
 	r.closed = true
+	if t := r.allocs.interned; t != nil {
+		// For the next reader: a read after Close fails, and interns
+		// nothing.
+		r.allocs.interned = nil
+		internTables.Put(t)
+	}
 	return first
 }
 
@@ -225,14 +241,20 @@ func (r *Reader) readLine() ([]byte, error) {
 			return nil, r.fail(r.line, "%v", &limits.Exceeded{What: "a line of " + limits.Bytes(int64(len(line))), Limit: limits.Bytes(max), Flag: limits.FlagLineBytes})
 		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
-			// JSON is UTF-8: a decoder would silently turn a bad byte
-			// into U+FFFD, and a message would echo it to a terminal.
-			if !utf8.Valid(t) {
-				return nil, r.fail(r.line, "invalid UTF-8 (the log is not text JSON)")
-			}
 			return t, nil
 		}
 	}
+}
+
+// utf8 refuses a line that is not UTF-8. JSON is UTF-8: a decoder would
+// silently turn a bad byte into U+FFFD, and a message would echo it to a
+// terminal. A line checked as it is read (fillChecked) is UTF-8 if it
+// passes, and is not looked at twice.
+func (r *Reader) utf8(line []byte) error {
+	if !utf8.Valid(line) {
+		return r.fail(r.line, "invalid UTF-8 (the log is not text JSON)")
+	}
+	return nil
 }
 
 func (r *Reader) readHeader() error {
@@ -246,12 +268,29 @@ func (r *Reader) readHeader() error {
 	if err != nil {
 		return err
 	}
+	if err := r.utf8(line); err != nil {
+		return err
+	}
 	var probe struct {
 		Type      string `json:"type"`
 		SessionID string `json:"sessionId"`
 	}
-	if err := json.Unmarshal(line, &probe); err != nil {
-		return r.fail(r.line, "header: %s", describeJSONError("", err))
+	// A copy: the header keeps raw fields of its line (agentPreset,
+	// fields turnsim does not know), and the read buffer goes to the next
+	// reader on Close. Its fields are split once, for the probe and the
+	// header both.
+	own := append([]byte(nil), line...)
+	var fields []Field
+	valid := plainHeaders && json.Valid(own)
+	if valid {
+		fields, err = objectFields(own)
+		valid = err == nil
+	}
+	if !valid || !probeHeader(fields, &probe.Type, &probe.SessionID) {
+		probe.Type, probe.SessionID = "", ""
+		if err := json.Unmarshal(line, &probe); err != nil {
+			return r.fail(r.line, "header: %s", describeJSONError("", err))
+		}
 	}
 	if probe.Type == "session_event" {
 		// stream-json has no header line: the session id comes from the
@@ -264,10 +303,13 @@ func (r *Reader) readHeader() error {
 		r.firstLine = append([]byte(nil), line...)
 		r.layout = layoutExplicit
 	} else {
-		// A copy: the header keeps raw fields of its line (agentPreset,
-		// fields turnsim does not know), and the read buffer goes to the
-		// next reader on Close.
-		h, err := parseHeader(append([]byte(nil), line...))
+		var h Header
+		var err error
+		if valid {
+			h, err = parseHeaderFields(fields)
+		} else {
+			h, err = parseHeader(own)
+		}
 		if err != nil {
 			return r.fail(r.line, "%v", err)
 		}
@@ -277,6 +319,34 @@ func (r *Reader) readHeader() error {
 		r.migrator = newMigrator(r.header.ID)
 	}
 	return nil
+}
+
+// probeHeader reads the type and sessionId of a first line as
+// json.Unmarshal reads them into the probe of readHeader, from the fields
+// of a line of valid JSON whose keys are spelled as the probe spells them
+// and whose values for them are plain strings: encoding/json's reflection
+// was a third of reading a header. It reports false for any other line,
+// which encoding/json reads (or refuses) as before.
+func probeHeader(fields []Field, typ, sessionID *string) bool {
+	for _, f := range fields {
+		var dst *string
+		switch {
+		case f.Key == "type":
+			dst = typ
+		case f.Key == "sessionId":
+			dst = sessionID
+		case strings.EqualFold(f.Key, "type") || strings.EqualFold(f.Key, "sessionId"):
+			return false // encoding/json matches keys in other case too
+		default:
+			continue
+		}
+		s, plain := plainString(f.Value)
+		if !plain {
+			return false
+		}
+		*dst = s // the last one wins, as in encoding/json
+	}
+	return true
 }
 
 // Next returns the next event, or io.EOF after the last one.
@@ -298,7 +368,8 @@ func (r *Reader) Next() (Event, error) {
 		if r.eof {
 			return Event{}, io.EOF
 		}
-		if err := r.fill(); err != nil {
+		var err error
+		if r.pending, err = r.fill(r.pending); err != nil {
 			return Event{}, err
 		}
 	}
@@ -310,10 +381,11 @@ func (r *Reader) Next() (Event, error) {
 	return e, nil
 }
 
-// fill reads one line into pending, or the repair closers at the end.
-func (r *Reader) fill() error {
+// fill appends the events of one line to out, or the repair closers at
+// the end; on an error out is as given.
+func (r *Reader) fill(out []Event) ([]Event, error) {
 	if r.closed {
-		return r.fail(r.line, "read after Close")
+		return out, r.fail(r.line, "read after Close")
 	}
 	var line []byte
 	if r.firstLine != nil {
@@ -324,28 +396,45 @@ func (r *Reader) fill() error {
 		if err == io.EOF {
 			r.eof = true
 			if r.opts.Repair {
-				r.pending = append(r.pending, r.repair.closers(r.nextSeq)...)
+				out = append(out, r.repair.closers(r.nextSeq)...)
 			}
-			return nil
+			return out, nil
 		}
 		if err != nil {
-			return err
+			return out, err
 		}
+	}
+	if splitMembers && fastPayloads && !r.streamJSON {
+		if out, ok, err := r.fillChecked(line, out); ok {
+			return out, err
+		}
+	}
+	if err := r.utf8(line); err != nil {
+		return out, err
 	}
 	// Duplicate keys, where encoding/json lets the last one win, and the
 	// rest of what strict JSON refuses.
-	if err := strictjson.Check(line); err != nil {
+	members, object, err := r.splitter.CheckMembers(line, r.members[:0])
+	// The members view the line, which the next read writes over: they
+	// are let go once decoded, and kept only as room.
+	defer clear(members)
+	r.members = members
+	if err != nil {
 		var se *strictjson.Error
 		if errors.As(err, &se) && se.Line == 1 {
-			return r.fail(r.line, "invalid JSON at column %d: %s", se.Col, se.Msg)
+			return out, r.fail(r.line, "invalid JSON at column %d: %s", se.Col, se.Msg)
 		}
-		return r.fail(r.line, "invalid JSON: %v", err)
+		return out, r.fail(r.line, "invalid JSON: %v", err)
 	}
-	var err error
-	if r.pending, err = r.decodeLine(line, r.pending); err != nil {
-		return r.fail(r.line, "%v", err)
+	if !object {
+		members = nil
+	} else if members == nil {
+		members = []strictjson.Member{} // an empty object: no members, still split
 	}
-	return nil
+	if out, err = r.decodeLine(line, members, nil, out); err != nil {
+		return out, r.fail(r.line, "%v", err)
+	}
+	return out, nil
 }
 
 // ReadAll reads every event of a log.
@@ -375,21 +464,66 @@ func (r *Reader) All() ([]Event, error) {
 	// Room for the events the input's size suggests, at once: grown by
 	// doubling, the slice's copies and the memory they freed were a
 	// fifth of reading a large log.
-	events := make([]Event, 0, r.sizeHint/bytesPerEvent)
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			if cap(events) > 2*len(events)+bytesPerEvent {
-				// A log of few long lines: the hint was far over, and
-				// the caller would hold the room (an event is 96 bytes,
-				// so about the input's size) as long as the events.
-				events = slices.Clone(events)
-			}
-			return events, nil
+	hint := r.sizeHint / bytesPerEvent
+	if hint == 0 || hint > maxScratchEvents {
+		// An input of no size told, or a large one: read into room of
+		// its own, as many events as it may take, whatever they are.
+		events, err := r.all(make([]Event, 0, hint))
+		if err == nil && cap(events) > 2*len(events)+bytesPerEvent {
+			// A log of few long lines: the hint was far over, and the
+			// caller would hold the room (an event is 96 bytes, so
+			// about the input's size) as long as the events.
+			events = slices.Clone(events)
 		}
-		if err != nil {
-			return events, err
-		}
+		return events, err
+	}
+	// A log of its size is read into the room the last log was read
+	// into, and its events copied out at their number: the logs of
+	// packed rows give more events than their size suggests, and the
+	// slice doubled to hold them was an eighth of what a check of DSH's
+	// logs allocated.
+	scratch := eventScratch.Get().(*[]Event)
+	read, err := r.all(slices.Grow((*scratch)[:0], int(hint)))
+	events := make([]Event, len(read))
+	copy(events, read)
+	clear(read) // the scratch holds no event of this log
+	if cap(read) <= 2*maxScratchEvents {
+		*scratch = read[:0]
+		eventScratch.Put(scratch)
+	}
+	return events, err
+}
+
+// maxScratchEvents is the most events the input's size may suggest for
+// All to read them into a scratch slice kept from log to log.
+const maxScratchEvents = 1 << 14
+
+// eventScratch holds the slices All read the events of a log into.
+var eventScratch = sync.Pool{New: func() any { return new([]Event) }}
+
+// all appends the remaining events to events.
+func (r *Reader) all(events []Event) ([]Event, error) {
+	// What Next has read and not returned yet comes first.
+	for r.pendingAt < len(r.pending) {
+		e, _ := r.Next()
 		events = append(events, e)
 	}
+	// Then each line's events go into events at once, not through
+	// pending: a packed row's grew pending by doubling, to be copied out
+	// and let go.
+	for !r.eof {
+		n := len(events)
+		var err error
+		if events, err = r.fill(events); err != nil {
+			return events, err
+		}
+		if r.opts.Repair {
+			// As Next observes them: a line's events are all read
+			// before the first is observed.
+			for i := n; i < len(events); i++ {
+				r.repair.observe(&events[i])
+			}
+		}
+	}
+	return events, nil
 }

@@ -1,6 +1,10 @@
 package session
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"sync"
+	"unsafe"
+)
 
 // A reader allocates what each event keeps (its payload, the bytes of its
 // data) in runs, not one at a time: a line's own allocations were most of
@@ -9,16 +13,21 @@ import "encoding/json"
 // of a turn holds at most a run's worth more.
 
 // slab hands out the elements of a run of T, and makes the next run when
-// it is spent: each twice the last, from 4 to 64, so that a log of a few
+// it is spent: each twice the last, from 4 to 32, so that a log of a few
 // events (DSH's fixtures) makes small runs.
 type slab[T any] struct {
 	free []T
 	size int
 }
 
+// maxSlabRun is the longest run: what a log leaves unused of its last
+// run is half a run on average (at 64, of chunks of 192 bytes, a quarter
+// of what the chunks of DSH's logs took).
+const maxSlabRun = 32
+
 func (s *slab[T]) next() *T {
 	if len(s.free) == 0 {
-		s.size = min(max(2*s.size, 4), 64)
+		s.size = min(max(2*s.size, 4), maxSlabRun)
 		s.free = make([]T, s.size)
 	}
 	p := &s.free[0]
@@ -81,17 +90,30 @@ func (s *payloadSlabs) new(typ string) Payload {
 }
 
 // byteRuns hands out copies of data from runs of bytes, each twice the
-// last, from 1 KiB to 32 KiB; data larger than a run gets one of its own.
+// last, from 1 KiB (or the input's size, when known) to 32 KiB; data
+// larger than a run gets one of its own.
 type byteRuns struct {
 	run  []byte
 	size int
+}
+
+// maxByteRun is the largest run of bytes.
+const maxByteRun = 32 << 10
+
+// sizeFor makes the first run room for all the data of an input of n
+// bytes, up to a run's most: the data of a small log is less than the
+// log, and took four runs from 1 KiB.
+func (r *byteRuns) sizeFor(n int64) {
+	if r.size == 0 && n > 0 {
+		r.size = int(min(n, maxByteRun)) / 2 // doubled by the first copy
+	}
 }
 
 // copyOf is a copy of b whose capacity is its length: an append to it
 // makes a new array rather than write over the next copy.
 func (r *byteRuns) copyOf(b []byte) json.RawMessage {
 	if len(b) > cap(r.run)-len(r.run) {
-		r.size = min(max(2*r.size, 1<<10), 32<<10)
+		r.size = min(max(2*r.size, 1<<10), maxByteRun)
 		r.run = make([]byte, 0, max(r.size, len(b)))
 	}
 	start := len(r.run)
@@ -99,35 +121,64 @@ func (r *byteRuns) copyOf(b []byte) json.RawMessage {
 	return json.RawMessage(r.run[start:len(r.run):len(r.run)])
 }
 
+// stringOf is a copy of b as a string, in the runs: a string made on its
+// own for every id and text was a fifth of a reader's allocations. The
+// bytes of a run are never written again once handed out, so the string
+// never changes.
+func (r *byteRuns) stringOf(b []byte) string {
+	c := r.copyOf(b)
+	return unsafe.String(unsafe.SliceData(c), len(c))
+}
+
 // readerAllocs are what a reader allocates the values of its events from.
 type readerAllocs struct {
-	bytes   byteRuns
-	strings map[string]string
+	bytes byteRuns
+	// interned holds the short strings made last, a slot per hash: a
+	// map grown from empty for every log was a twentieth of reading a
+	// check's many small logs, and a string that falls out of its slot
+	// is only made again. A closed reader gives its table to the next
+	// (internTables), whose logs repeat the same words.
+	interned *internTable
+	ops      slab[SurfaceOp]
 }
+
+type internTable [internSlots]string
+
+// internTables hold the tables of closed readers. A string is the same
+// whichever log it was read from, so one log's words serve the next.
+var internTables = sync.Pool{New: func() any { return new(internTable) }}
 
 // internBytes is the longest string interned: the kinds, roles, codes,
 // types and names a log repeats on line after line, not its ids and texts.
 const internBytes = 24
 
-// maxInterned bounds the strings a reader interns.
-const maxInterned = 4096
+// internSlots is how many strings a reader holds for interning (a power
+// of two).
+const internSlots = 256
 
 // string is b as a string, the one made before when a short string
-// repeats. Nil allocates each.
+// repeats, a longer one in the runs of bytes. Nil allocates each.
 func (a *readerAllocs) string(b []byte) string {
-	if a == nil || len(b) > internBytes {
+	if a == nil {
 		return string(b)
 	}
-	if s, ok := a.strings[string(b)]; ok {
-		return s
+	if len(b) > internBytes {
+		return a.bytes.stringOf(b)
+	}
+	if a.interned == nil {
+		return string(b)
+	}
+	// FNV-1a: what repeats are a few words of a few bytes each.
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &a.interned[h&(internSlots-1)]
+	if *slot == string(b) {
+		return *slot
 	}
 	s := string(b)
-	if len(a.strings) < maxInterned {
-		if a.strings == nil {
-			a.strings = map[string]string{}
-		}
-		a.strings[s] = s
-	}
+	*slot = s
 	return s
 }
 

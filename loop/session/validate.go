@@ -6,14 +6,31 @@ import (
 )
 
 // decodeEvent applies the v0→v1 edge and decodes the payload.
-func (r *Reader) decodeEvent(typ string, data json.RawMessage, seq int64, op *SurfaceOp) (Event, error) {
-	data = r.allocs.copyOf(data) // the line buffer is reused
+func (r *Reader) decodeEvent(typ string, line json.RawMessage, seq int64, op *SurfaceOp, read *checkedData) (Event, error) {
+	data := line
 	legacy := false
 	if r.migrator != nil {
 		var err error
-		if typ, data, legacy, err = r.migrator.migrate(typ, data, seq, op); err != nil {
+		var fields []Field
+		if read != nil && read.fieldsRead && read.typ == typ {
+			fields = read.fields
+		}
+		if typ, data, legacy, err = r.migrator.migrate(typ, data, seq, op, fields); err != nil {
 			return Event{}, err
 		}
+	}
+	if read != nil && read.payload != nil && read.typ == typ && &data[0] == &line[0] {
+		// Read as the line was checked, from the reader's copy: what
+		// decodePayload would read, decodeFast's reading.
+		if err := validatePayload(read.payload); err != nil {
+			return Event{}, fmt.Errorf("%s %v", typ, err)
+		}
+		return Event{Seq: seq, Data: read.payload, raw: read.data, Legacy: legacy}, nil
+	}
+	if &data[0] == &line[0] {
+		// The line buffer is reused: the event keeps a copy. Data the
+		// edge rewrote is an array of its own already.
+		data = r.allocs.copyOf(data)
 	}
 	p, err := decodePayload(typ, data, &r.payloads, &r.allocs)
 	if err != nil {
