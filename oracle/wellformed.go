@@ -302,36 +302,35 @@ func (w *wellFormed) applySurface(e *session.Event) {
 // (docs/dsh.md#retry-events); numbering and chain identity are
 // retry-budget's.
 func (w *wellFormed) checkRetryFields(e *session.Event, p *session.LLMRetry) {
-	seq := []int64{e.Seq}
 	w.inOpenStep(e, p.Turn, p.Step)
 	if p.RetryID == "" {
-		w.add(p.Turn, p.Step, seq, "llm/retry without a retryId")
+		w.add(p.Turn, p.Step, []int64{e.Seq}, "llm/retry without a retryId")
 	}
 	if p.Retry < 1 {
-		w.add(p.Turn, p.Step, seq, "llm/retry number %d is not ≥ 1", p.Retry)
+		w.add(p.Turn, p.Step, []int64{e.Seq}, "llm/retry number %d is not ≥ 1", p.Retry)
 	}
 	if p.Provider == "" || p.PolicyKey == "" {
-		w.add(p.Turn, p.Step, seq, "llm/retry needs a provider and a policyKey")
+		w.add(p.Turn, p.Step, []int64{e.Seq}, "llm/retry needs a provider and a policyKey")
 	} else if p.Provider != w.headerProvider {
-		w.add(p.Turn, p.Step, seq, "llm/retry names provider %q, but the latest request/header routes to %q", p.Provider, w.headerProvider)
+		w.add(p.Turn, p.Step, []int64{e.Seq}, "llm/retry names provider %q, but the latest request/header routes to %q", p.Provider, w.headerProvider)
 	}
 	switch p.Mode {
 	case "normal":
 		if p.MaxRetries == nil || *p.MaxRetries < 1 {
-			w.add(p.Turn, p.Step, seq, "normal-mode llm/retry needs maxRetries ≥ 1")
+			w.add(p.Turn, p.Step, []int64{e.Seq}, "normal-mode llm/retry needs maxRetries ≥ 1")
 		}
 	case "always":
 		if p.MaxRetries != nil {
-			w.add(p.Turn, p.Step, seq, "always-mode llm/retry must not carry maxRetries")
+			w.add(p.Turn, p.Step, []int64{e.Seq}, "always-mode llm/retry must not carry maxRetries")
 		}
 	default:
-		w.add(p.Turn, p.Step, seq, "llm/retry mode %q is neither normal nor always", p.Mode)
+		w.add(p.Turn, p.Step, []int64{e.Seq}, "llm/retry mode %q is neither normal nor always", p.Mode)
 	}
 	if math.IsNaN(p.DelayMs) || p.DelayMs < 0 || p.DelayMs > maxDelayMs {
-		w.add(p.Turn, p.Step, seq, "llm/retry delayMs %v is outside 0..%d", p.DelayMs, maxDelayMs)
+		w.add(p.Turn, p.Step, []int64{e.Seq}, "llm/retry delayMs %v is outside 0..%d", p.DelayMs, maxDelayMs)
 	}
 	if msg := failureProblem(&p.Failure); msg != "" {
-		w.add(p.Turn, p.Step, seq, "llm/retry failure: %s", msg)
+		w.add(p.Turn, p.Step, []int64{e.Seq}, "llm/retry failure: %s", msg)
 	}
 	// A llm/retry-started pairs with the latest schedule of its id and
 	// number; a reused id is retry-budget's to report.
