@@ -87,9 +87,9 @@ bench:
 
 # Every fuzz target, one after the other (go test fuzzes one target at a
 # time), each for FUZZTIME: 10m by default, the bar a change to a reader
-# must pass before it lands (15 targets: 150 minutes). CI runs each for a
+# must pass before it lands (29 targets: 290 minutes). CI runs each for a
 # number of executions instead (make fuzz-ci: the count after each target,
-# about what 15 s made on a loaded 2-core machine): with a duration,
+# about what 10–15 s made on a loaded 2-core machine): with a duration,
 # Go 1.26's fuzz coordinator can fail a clean run with "context deadline
 # exceeded" as the time runs out (go.dev/issue/75804, fixed in Go 1.27),
 # and a count has no deadline to race. Both follow make test, which
@@ -103,9 +103,23 @@ FUZZ_TARGETS = \
 	./loop/session:FuzzFastPayload:150000 \
 	./loop/session:FuzzFastPacked:150000 \
 	./loop/session:FuzzStringEnd:200000 \
+	./loop/session:FuzzCheckedFastPayload:200000 \
+	./loop/session:FuzzCheckedPacked:200000 \
+	./loop/session:FuzzSplitRead:150000 \
+	./loop/session:FuzzMembersAreScanned:60000 \
+	./loop/session:FuzzAppendCompact:200000 \
+	./loop/session:FuzzPlainHeaderField:200000 \
+	./loop/session:FuzzLegacyAssistantBody:200000 \
+	./loop/session:FuzzRequestHeaderEdit:200000 \
+	./loop/session:FuzzParseIntegers:200000 \
+	./loop/retry:FuzzKey:200000 \
 	./internal/strictjson:FuzzCheck:200000 \
 	./internal/strictjson:FuzzLocate:200000 \
 	./internal/strictjson:FuzzNumber:200000 \
+	./internal/strictjson:FuzzCheckMembers:200000 \
+	./internal/strictjson:FuzzCheckMembersReading:200000 \
+	./internal/strictjson:FuzzCheckValue:200000 \
+	./internal/plain:FuzzRun:20000 \
 	./sim:FuzzParseScenario:150000 \
 	./budget:FuzzParsePolicy:150000 \
 	./budget:FuzzParseEnvironment:90000 \
