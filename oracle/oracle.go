@@ -425,7 +425,9 @@ func (s *Stream) reset(cs *checkers, opts Options, full func() *view.Nodes, time
 		history: &cs.history, rendering: &cs.rendering, backoff: &cs.backoff, nonRetryable: &cs.nonRetryable}
 }
 
-// Add checks the next event of the log; it keeps no pointer to the event.
+// Add checks the next event of the log. Of the events it keeps only what
+// the open turn needs (the contents of its steps' messages, for their tool
+// calls), so that its memory follows the largest turn.
 // An event that would make the open turn longer than MaxTurnEvents is
 // refused with a *limits.Exceeded (bad input, not a violation): the
 // stream then takes no more events, and Finish judges those before it.
