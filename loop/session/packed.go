@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/turnsim/turnsim/internal/limits"
 )
@@ -55,6 +56,12 @@ func appendPacked(out []Event, slabs *payloadSlabs, typ string, data json.RawMes
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&d); err != nil {
 			return nil, fmt.Errorf("%s row: %s", typ, describeJSONError("data", err))
+		}
+		// A decoder stops after the first value; data is one value, as
+		// encoding/json.Unmarshal holds it (FuzzExpandPacked found a row
+		// with a stray byte after its object expanded, not refused).
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, fmt.Errorf("%s row: data has more than one JSON value", typ)
 		}
 	}
 	var members []string
