@@ -143,7 +143,7 @@ func drawConfig(d *Drawing, seed uint64, o Overrides) *Config {
 		if pruner {
 			cfg.Pruner = &compact.PrunerConfig{ThresholdChars: 2000, HeadChars: 500, TailChars: 250}
 		}
-		c.Compaction = d.keepCompaction(cfg, false)
+		c.Compaction = d.drawnCompaction(cfg)
 	}
 	// Swarm: each kind is on with its own chance (one bit of a mask each);
 	// a tenth of seeds has none.

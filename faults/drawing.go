@@ -108,14 +108,17 @@ func (d *Drawing) newPolicy() *loop.RetryPolicy {
 	return &d.plan.policy
 }
 
-// keepCompaction is the configuration's compaction (copy false) or the
-// scenario's copy of it (copy true), with its pruner.
-func (d *Drawing) keepCompaction(cfg compact.Config, copy bool) *compact.Config {
+// plannedCompaction is the scenario's copy of the configuration's
+// compaction (its pruner the configuration's, read only).
+func (d *Drawing) plannedCompaction(cfg compact.Config) *compact.Config {
+	d.plan.planned = cfg
+	return &d.plan.planned
+}
+
+// drawnCompaction is the configuration's compaction, its pruner in the
+// Drawing too.
+func (d *Drawing) drawnCompaction(cfg compact.Config) *compact.Config {
 	p := d.plan
-	if copy {
-		p.planned = cfg // the pruner is the configuration's, read only
-		return &p.planned
-	}
 	if cfg.Pruner != nil {
 		p.pruner = *cfg.Pruner
 		cfg.Pruner = &p.pruner
@@ -191,12 +194,7 @@ const maxLateTexts = 256
 
 // seedStream makes *s the named stream of seed.
 func seedStream(s *randStream, seed uint64, name string) {
-	h := uint64(14695981039346656037) // FNV-1a of the name
-	for i := 0; i < len(name); i++ {
-		h ^= uint64(name[i])
-		h *= 1099511628211
-	}
-	s.pcg = *randv2.NewPCG(seed, h)
+	s.pcg = *randv2.NewPCG(seed, sim.StreamHash(name))
 	s.rng = *rand.New(pcgSource{&s.pcg})
 	s.Rng = &s.rng
 }

@@ -32,7 +32,7 @@ func DrawIn(d *Drawing, seed uint64, o Overrides) (*Config, *sim.Scenario) {
 		Recovery: sim.Recovery{RetryPolicy: c.RetryPolicy, ListenerOrder: c.ListenerOrder}, StreamIdleTimeoutMs: c.StreamIdleTimeoutMs}
 	s.Seed = d.seedOf(seed)
 	if c.Compaction != nil {
-		s.Compaction = d.keepCompaction(*c.Compaction, true)
+		s.Compaction = d.plannedCompaction(*c.Compaction)
 	}
 	if c.has(NaturalOverflow) {
 		s.EnforceContextWindow = true

@@ -47,6 +47,7 @@ type Agent struct {
 	chains     []namedListener
 	frames     []*frame
 	framesUsed int
+	keepFrames bool // in a Memory: frames are handed out again run after run
 	listening  int
 	removers   []remover
 	decision   Decision

@@ -35,7 +35,7 @@ func (m *Memory) agent(log *session.Log, cfg Config, ports Ports) *Agent {
 		f.chain, f.ev = nil, nil // the last agent's: not kept alive
 	}
 	*a = Agent{log: log, cfg: cfg, ports: ports, listeners: listeners, onAppend: onAppend, onStatus: onStatus, onDecision: onDecision,
-		frames: frames, chains: chains, removers: removers}
+		frames: frames, chains: chains, removers: removers, keepFrames: true}
 	a.surface.nodes = nodes
 	m.attempts.Reset()
 	m.requests.Reset()

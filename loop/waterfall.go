@@ -134,6 +134,24 @@ type frame struct {
 	nextFn   Next
 }
 
+// newFrame is a frame for one listener call: a new one, or for an agent
+// in a Memory the next of the frames its runs keep (a run's are handed
+// out once; an agent of its own keeps none, so that a long-lived agent's
+// memory does not grow with its failures).
+func (a *Agent) newFrame() *frame {
+	if !a.keepFrames || a.framesUsed == len(a.frames) {
+		f := &frame{a: a}
+		f.nextFn = f.callNext
+		if !a.keepFrames {
+			return f
+		}
+		a.frames = append(a.frames, f)
+	}
+	f := a.frames[a.framesUsed]
+	a.framesUsed++
+	return f
+}
+
 // callNext is a frame's next(): the next listener, or no action past the
 // end of the chain.
 func (f *frame) callNext() (Action, error) {
@@ -169,13 +187,7 @@ func (a *Agent) callListener(chain []namedListener, i int, ev *RequestError) (Ac
 	if i >= len(chain) {
 		return NoAction, nil
 	}
-	if a.framesUsed == len(a.frames) {
-		f := &frame{a: a}
-		f.nextFn = f.callNext
-		a.frames = append(a.frames, f)
-	}
-	f := a.frames[a.framesUsed]
-	a.framesUsed++
+	f := a.newFrame()
 	f.chain, f.ev, f.next, f.passedOn = chain, ev, i+1, false
 	a.listening++
 	act, err := chain[i].fn(ev, f.nextFn)

@@ -47,11 +47,13 @@ func (c *cycle) Float64() float64 {
 // Stream is a named random stream split off a seed: removing draws from one
 // stream never shifts another's. It uses PCG with explicit seeds.
 func Stream(seed uint64, name string) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, nameHash(name)))
+	return rand.New(rand.NewPCG(seed, StreamHash(name)))
 }
 
-// nameHash is the FNV-1a hash of a stream's name.
-func nameHash(name string) uint64 {
+// StreamHash is the FNV-1a hash of a stream's name, the second word of
+// its PCG seed: every named stream of a seed (the plan's too) is seeded
+// by it.
+func StreamHash(name string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(name); i++ {
 		h ^= uint64(name[i])

@@ -71,7 +71,7 @@ func (m *Storage) jitter(seed uint64) *rand.Rand {
 		return Stream(seed, "jitter")
 	}
 	k := m.kept
-	k.pcg = *rand.NewPCG(seed, nameHash("jitter"))
+	k.pcg = *rand.NewPCG(seed, StreamHash("jitter"))
 	k.random = *rand.New(&k.pcg)
 	return &k.random
 }

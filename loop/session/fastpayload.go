@@ -220,6 +220,25 @@ func (d *fastDecoder) end() bool {
 	return d.i == len(d.b)
 }
 
+// member reads the value of the member key: by field for a known key,
+// skipped for any other, refused for one encoding/json would match to a
+// known key in other case.
+func (d *fastDecoder) member(key []byte, known []string, field func(key []byte) bool) bool {
+	if isKnown(key, known) {
+		return field(key)
+	}
+	if foldsToKnown(key, known) {
+		return false
+	}
+	vend, ok := d.valueEnd()
+	if !ok {
+		return false
+	}
+	d.i = vend
+	d.skipped++
+	return true
+}
+
 // object reads an object, handing each key to field, which reads its
 // value and reports whether it could. A key field does not know is
 // skipped, unless it is one of known in other case (or not ASCII, where
@@ -257,20 +276,8 @@ func (d *fastDecoder) object(known []string, field func(key []byte) bool) bool {
 		}
 		d.i++
 		d.space()
-		if isKnown(key, known) {
-			if !field(key) {
-				return false
-			}
-		} else {
-			if foldsToKnown(key, known) {
-				return false
-			}
-			vend, ok := d.valueEnd()
-			if !ok {
-				return false
-			}
-			d.i = vend
-			d.skipped++
+		if !d.member(key, known, field) {
+			return false
 		}
 		d.space()
 		if d.i >= len(d.b) {

@@ -85,20 +85,8 @@ func (d *fastDecoder) checkedObject(known []string, field func(key []byte) bool)
 		d.i++
 		d.space()
 		valueAt := d.i
-		if isKnown(key, known) {
-			if !field(key) {
-				return false
-			}
-		} else {
-			if foldsToKnown(key, known) {
-				return false
-			}
-			vend, ok := d.valueEnd()
-			if !ok {
-				return false
-			}
-			d.i = vend
-			d.skipped++
+		if !d.member(key, known, field) {
+			return false
 		}
 		if d.depth == c.fieldsDepth {
 			c.fields = append(c.fields, Field{fieldKey(key), d.b[valueAt:d.i]})
